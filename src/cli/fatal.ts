@@ -1,0 +1,15 @@
+import { EmbeddedStartError } from '../db/embedded.js';
+import { ConnectionLost } from '../db/errors.js';
+
+/** Operators get a sentence that says what to do, not a stack trace. */
+export function reportFatal(error: unknown): never {
+  if (error instanceof EmbeddedStartError) {
+    console.error(`tally: ${error.message}`);
+  } else if (error instanceof ConnectionLost || (error as NodeJS.ErrnoException)?.code === 'ECONNREFUSED') {
+    console.error(`tally: cannot reach the database (${(error as Error).message}). Check DATABASE_URL, or unset it to use the embedded server.`);
+  } else {
+    console.error(`tally: ${error instanceof Error ? error.message : String(error)}`);
+    if (process.env.LOG_LEVEL === 'debug' && error instanceof Error) console.error(error.stack);
+  }
+  process.exit(1);
+}

@@ -1,0 +1,29 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { serveCommand } from './serve.js';
+import { migrateCommand } from './migrate.js';
+import { reportFatal } from './fatal.js';
+
+export function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+}
+
+const program = new Command()
+  .name('tally')
+  .description('Exactly-once billing for wallet-funded asynchronous AI inference jobs')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('HTTP API and in-process settlement workers (embedded PostgreSQL when DATABASE_URL is unset)')
+  .option('--port <n>', 'port to listen on (default $PORT or 8080)', positiveInteger)
+  .option('--workers <n>', 'in-process settlement workers; 0 runs none', positiveInteger, 1)
+  .action(serveCommand);
+
+program
+  .command('migrate')
+  .description('apply pending database migrations (serve and worker also do at start)')
+  .action(migrateCommand);
+
+program.parseAsync(process.argv).catch(reportFatal);

@@ -1,0 +1,30 @@
+import pg from 'pg';
+
+// bigint columns come back as strings by default; money is bigint, so parse to bigint.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => BigInt(value));
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+/** Anything that runs a query: the pool or a client inside a transaction. */
+export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+
+export interface PoolOptions {
+  max?: number;
+  /** milliseconds; every statement of ours is short, a long one is a bug or a lock pile-up */
+  statementTimeout?: number;
+  applicationName?: string;
+}
+
+export function createPool(url: string, options: PoolOptions = {}): Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    statement_timeout: options.statementTimeout ?? 30_000,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    application_name: options.applicationName ?? 'tally',
+  });
+  // An idle client losing its connection must not crash the process; the pool drops it.
+  pool.on('error', () => {});
+  return pool;
+}

@@ -1,0 +1,51 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startEmbedded, type EmbeddedServer } from '../../src/db/embedded.js';
+import { createPool } from '../../src/db/pool.js';
+import { migrate } from '../../src/db/migrate.js';
+import { TEMPLATE_DATABASE } from './names.js';
+
+/**
+ * One PostgreSQL per test run: DATABASE_URL when given, otherwise an embedded server
+ * with its data in the OS temp dir (a folder the postgres user can enter). Migrations
+ * are applied once to a template database; each test file clones it (fast).
+ */
+let server: EmbeddedServer | null = null;
+let dataDir: string | null = null;
+
+export async function setup(project: TestProject): Promise<void> {
+  let url = process.env.DATABASE_URL;
+  if (!url) {
+    dataDir = await mkdtemp(join(tmpdir(), 'tally-test-'));
+    server = await startEmbedded({ dataDir, persistent: false, postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] });
+    url = server.url;
+  }
+  const admin = withDatabase(url, 'postgres');
+  const pool = createPool(admin, { max: 1 });
+  await pool.query(`drop database if exists ${TEMPLATE_DATABASE} with (force)`);
+  await pool.query(`create database ${TEMPLATE_DATABASE}`);
+  await pool.end();
+  const templatePool = createPool(withDatabase(url, TEMPLATE_DATABASE), { max: 2 });
+  await migrate(templatePool);
+  await templatePool.end();
+  project.provide('databaseUrl', url);
+}
+
+export async function teardown(): Promise<void> {
+  await server?.stop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+}
+
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+  }
+}
