@@ -1,0 +1,26 @@
+/**
+ * The job state machine: decide(job, event, policy) → next state, financial
+ * intents and a recorded outcome. Pure: the shell loads the locked job, calls
+ * decide, and writes what it returns.
+ */
+export { JOB_STATES, NON_TERMINAL_STATES, TERMINAL_STATES, isTerminal, type JobState, type TerminalState } from './states.js';
+export { InvalidEventError, LIFECYCLE_EVENT_TYPES, type LifecycleEvent, type LifecycleEventType } from './events.js';
+export {
+  CHARGE_TYPES,
+  InvalidSettlementKeyError,
+  parseSettlementKey,
+  settlementKey,
+  type ChargeType,
+  type SettlementKeyParts,
+} from './keys.js';
+export {
+  DEFAULT_POLICY,
+  InvalidPolicyError,
+  parsePolicy,
+  policyToJson,
+  type ProviderPolicy,
+  type ProviderPolicyJson,
+} from './policy.js';
+export { InvalidJobViewError, type JobView } from './job-view.js';
+export type { Alert, Decision, Intent, Outcome } from './decision.js';
+export { decide } from './decide.js';

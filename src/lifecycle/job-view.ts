@@ -1,0 +1,44 @@
+import type { Micros } from '../money/index.js';
+import type { PriceBook } from '../pricing/index.js';
+import type { JobState } from './states.js';
+
+/**
+ * What decide() needs to know about a job: values the shell reads from the job
+ * row it has locked (SELECT … FOR UPDATE), so "charged so far" cannot change
+ * while the decision is made and written.
+ */
+export interface JobView {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly state: JobState;
+  /** The hold's amount: the price of the job's limits at the pinned version. */
+  readonly reserved: Micros;
+  /** What the capture charged; null until the hold is captured. */
+  readonly captured: Micros | null;
+  /** Sum of signed adjustments (>0 charged, <0 refunded). */
+  readonly adjusted: Micros;
+  /** The highest correction number applied; 0 when none. */
+  readonly highestCorrection: number;
+  /** The price book version pinned when the job was created. */
+  readonly priceBook: PriceBook;
+}
+
+/** A job row that contradicts itself: a shell or data bug to surface, never to bill from. */
+export class InvalidJobViewError extends Error {
+  readonly code = 'invalid_job_view';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'InvalidJobViewError';
+  }
+}
+
+export function assertJobView(job: JobView): void {
+  if (job.reserved < 0n) throw new InvalidJobViewError(`job ${job.id} has a negative reservation`);
+  if (!Number.isSafeInteger(job.highestCorrection) || job.highestCorrection < 0) {
+    throw new InvalidJobViewError(`job ${job.id} has an invalid highest correction`);
+  }
+  if (job.state === 'captured' && (job.captured === null || job.captured < 0n)) {
+    throw new InvalidJobViewError(`job ${job.id} is captured but has no captured amount`);
+  }
+}
