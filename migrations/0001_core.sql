@@ -108,6 +108,7 @@ create table holds (
   revenue_account_id uuid not null constraint holds_revenue_fkey references accounts (id),
   currency text not null,
   amount bigint not null constraint holds_amount_nonnegative check (amount >= 0),
+  pending_entry_id uuid, -- the 'reserve' ledger entry (null for a zero hold)
   posted bigint,
   voided bigint,
   resolved_by text, -- the settlement key that resolved it

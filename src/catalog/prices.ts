@@ -1,0 +1,65 @@
+import type { Queryable } from '../db/pool.js';
+import { isUniqueViolationOn, mapDatabaseError } from '../db/errors.js';
+import { newId } from '../ids.js';
+import { formatAmount, parseAmount } from '../money/index.js';
+import type { PriceBook } from '../pricing/index.js';
+
+export interface PriceVersionRow {
+  id: string;
+  model: string;
+  currency: string;
+  version: number;
+  unit_prices: Record<string, string>;
+  created_at: Date;
+}
+
+export function priceBookOf(row: Pick<PriceVersionRow, 'id' | 'model' | 'currency' | 'version' | 'unit_prices'>): PriceBook {
+  return {
+    id: row.id,
+    model: row.model,
+    currency: row.currency,
+    version: row.version,
+    unitPrices: Object.fromEntries(
+      Object.entries(row.unit_prices).map(([dimension, price]) => [dimension, parseAmount(price, { allowZero: true })]),
+    ),
+  };
+}
+
+/**
+ * Publishes the next immutable version of a model's prices in a currency. Two
+ * concurrent publishers race for the same number; the loser (a unique violation on
+ * exactly that constraint) takes the next one.
+ */
+export async function publishPriceVersion(
+  tx: Queryable,
+  model: string,
+  currency: string,
+  unitPrices: Record<string, bigint>,
+): Promise<PriceVersionRow> {
+  const prices = Object.fromEntries(Object.entries(unitPrices).map(([d, p]) => [d, formatAmount(p)]));
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await tx.query('savepoint publish_price');
+      const result = await tx.query<PriceVersionRow>(
+        `insert into price_versions (id, model, currency, version, unit_prices)
+         select $1, $2, $3, coalesce(max(version), 0) + 1, $4
+         from price_versions where model = $2 and currency = $3
+         returning *`,
+        [newId(), model, currency, JSON.stringify(prices)],
+      );
+      await tx.query('release savepoint publish_price');
+      return result.rows[0]!;
+    } catch (error) {
+      await tx.query('rollback to savepoint publish_price');
+      if (!isUniqueViolationOn(mapDatabaseError(error), 'price_versions_model_currency_version_key') || attempt >= 10) throw error;
+    }
+  }
+}
+
+export async function latestPriceVersion(db: Queryable, model: string, currency: string): Promise<PriceVersionRow | null> {
+  const result = await db.query<PriceVersionRow>(
+    `select * from price_versions where model = $1 and currency = $2 order by version desc limit 1`,
+    [model, currency],
+  );
+  return result.rows[0] ?? null;
+}

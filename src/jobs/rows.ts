@@ -1,0 +1,74 @@
+import type { Queryable } from '../db/pool.js';
+import type { JobState, JobView, ProviderPolicy } from '../lifecycle/index.js';
+import { parsePolicy } from '../lifecycle/index.js';
+import { priceBookOf, type PriceVersionRow } from '../catalog/prices.js';
+
+export interface JobRow {
+  id: string;
+  tenant_id: string;
+  wallet_id: string;
+  provider: string;
+  provider_job_ref: string | null;
+  model: string;
+  currency: string;
+  price_version_id: string;
+  limits: Record<string, number>;
+  state: JobState;
+  reserved: bigint;
+  captured: bigint | null;
+  released: bigint | null;
+  adjusted: bigint;
+  highest_correction: number;
+  event_seq: bigint;
+  cancel_requested_at: Date | null;
+  hold_expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface LockedJob {
+  row: JobRow;
+  view: JobView;
+  policy: ProviderPolicy;
+}
+
+/**
+ * SELECT … FOR UPDATE on the job row: the first lock of every settlement, so that
+ * "charged so far" cannot change between decide() and the writes.
+ */
+export async function lockJob(tx: Queryable, jobId: string): Promise<LockedJob | null> {
+  const result = await tx.query<JobRow & { price: PriceVersionRow; policies: unknown }>(
+    `select j.*, to_jsonb(p) as price, pr.policies
+     from jobs j
+     join price_versions p on p.id = j.price_version_id
+     join providers pr on pr.name = j.provider
+     where j.id = $1
+     for update of j`,
+    [jobId],
+  );
+  const found = result.rows[0];
+  if (!found) return null;
+  const { price, policies, ...row } = found;
+  return {
+    row,
+    view: {
+      id: row.id,
+      tenantId: row.tenant_id,
+      state: row.state,
+      reserved: row.reserved,
+      captured: row.captured,
+      adjusted: row.adjusted,
+      highestCorrection: row.highest_correction,
+      priceBook: priceBookOf(price),
+    },
+    policy: parsePolicy(policies),
+  };
+}
+
+export async function findJob(db: Queryable, jobId: string, tenantId?: string): Promise<JobRow | null> {
+  const result = await db.query<JobRow>(
+    'select * from jobs where id = $1 and ($2::uuid is null or tenant_id = $2)',
+    [jobId, tenantId ?? null],
+  );
+  return result.rows[0] ?? null;
+}

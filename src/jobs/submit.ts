@@ -1,0 +1,69 @@
+import type { Queryable } from '../db/pool.js';
+import { newId } from '../ids.js';
+import { latestPriceVersion, priceBookOf } from '../catalog/prices.js';
+import { quote, validateUsage } from '../pricing/index.js';
+import { parsePolicy } from '../lifecycle/index.js';
+import type { AccountRow } from '../ledger/accounts.js';
+import { reserveHold } from '../ledger/hold.js';
+import type { JobRow } from './rows.js';
+
+export class NoPrice extends Error {
+  readonly code = 'no_price';
+  constructor(model: string, currency: string) {
+    super(`model ${model} has no price in ${currency}; publish one with PUT /v1/prices/{model}`);
+    this.name = 'NoPrice';
+  }
+}
+
+export interface SubmitJobRequest {
+  tenantId: string;
+  wallet: Pick<AccountRow, 'id' | 'currency'>;
+  provider: { name: string; policies: unknown };
+  model: string;
+  providerJobRef?: string | null;
+  limits: unknown;
+}
+
+/**
+ * Creates a job and reserves the price of its limits at the newest price version,
+ * which the job pins. Runs inside the caller's transaction: InsufficientFunds or
+ * NoPrice roll everything back. Lock order: the new job row, then the wallet, then
+ * the tenant's revenue account.
+ */
+export async function submitJob(tx: Queryable, request: SubmitJobRequest): Promise<JobRow> {
+  const limits = validateUsage(request.limits);
+  const price = await latestPriceVersion(tx, request.model, request.wallet.currency);
+  if (!price) throw new NoPrice(request.model, request.wallet.currency);
+  const reservation = quote(priceBookOf(price), limits).amount;
+  const policy = parsePolicy(request.provider.policies);
+  const id = newId();
+  const inserted = await tx.query<JobRow>(
+    `insert into jobs (id, tenant_id, wallet_id, provider, provider_job_ref, model, currency, price_version_id,
+                       limits, state, reserved, hold_expires_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, now() + make_interval(secs => $11))
+     returning *`,
+    [
+      id,
+      request.tenantId,
+      request.wallet.id,
+      request.provider.name,
+      request.providerJobRef ?? null,
+      request.model,
+      request.wallet.currency,
+      price.id,
+      JSON.stringify(limits),
+      reservation.toString(),
+      policy.holdTtlSeconds,
+    ],
+  );
+  const job = inserted.rows[0]!;
+  await reserveHold(tx, {
+    jobId: id,
+    tenantId: request.tenantId,
+    walletId: request.wallet.id,
+    currency: request.wallet.currency,
+    amount: reservation,
+    expiresAt: job.hold_expires_at,
+  });
+  return job;
+}

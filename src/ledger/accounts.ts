@@ -1,0 +1,69 @@
+import type { Queryable } from '../db/pool.js';
+import { newId } from '../ids.js';
+
+export type AccountKind = 'wallet' | 'funding' | 'revenue';
+
+export interface AccountRow {
+  id: string;
+  tenant_id: string;
+  currency: string;
+  kind: AccountKind;
+  debits_pending: bigint;
+  debits_posted: bigint;
+  credits_pending: bigint;
+  credits_posted: bigint;
+  created_at: Date;
+}
+
+/** CONTRACT.md: balance = posted credits − posted debits; reserved = open holds. */
+export interface WalletBalances {
+  balance: bigint;
+  reserved: bigint;
+  available: bigint;
+}
+
+export function walletBalances(row: Pick<AccountRow, 'debits_pending' | 'debits_posted' | 'credits_posted'>): WalletBalances {
+  const balance = row.credits_posted - row.debits_posted;
+  return { balance, reserved: row.debits_pending, available: balance - row.debits_pending };
+}
+
+/**
+ * The tenant's funding and revenue accounts for a currency, created on first use.
+ * Per tenant, so no global row serialises every capture in the system.
+ */
+export async function ensureSystemAccounts(tx: Queryable, tenantId: string, currency: string): Promise<void> {
+  await tx.query(
+    `insert into accounts (id, tenant_id, currency, kind)
+     values ($1, $3, $4, 'funding'), ($2, $3, $4, 'revenue')
+     on conflict on constraint accounts_tenant_currency_kind_key do nothing`,
+    [newId(), newId(), tenantId, currency],
+  );
+}
+
+/** Raises UniqueViolation on accounts_tenant_currency_kind_key when the wallet exists. */
+export async function insertWallet(tx: Queryable, tenantId: string, currency: string): Promise<AccountRow> {
+  await ensureSystemAccounts(tx, tenantId, currency);
+  const result = await tx.query<AccountRow>(
+    `insert into accounts (id, tenant_id, currency, kind) values ($1, $2, $3, 'wallet') returning *`,
+    [newId(), tenantId, currency],
+  );
+  return result.rows[0]!;
+}
+
+export async function findWallet(db: Queryable, walletId: string, tenantId?: string): Promise<AccountRow | null> {
+  const result = await db.query<AccountRow>(
+    `select * from accounts where id = $1 and kind = 'wallet' and ($2::uuid is null or tenant_id = $2)`,
+    [walletId, tenantId ?? null],
+  );
+  return result.rows[0] ?? null;
+}
+
+export async function systemAccountId(db: Queryable, tenantId: string, currency: string, kind: 'funding' | 'revenue'): Promise<string> {
+  const result = await db.query<{ id: string }>(
+    'select id from accounts where tenant_id = $1 and currency = $2 and kind = $3',
+    [tenantId, currency, kind],
+  );
+  const id = result.rows[0]?.id;
+  if (!id) throw new Error(`tenant ${tenantId} has no ${kind} account in ${currency}`);
+  return id;
+}

@@ -1,0 +1,33 @@
+import type { Queryable } from '../db/pool.js';
+import { newId } from '../ids.js';
+
+export type AlertClass =
+  | 'usage_exceeds_reservation'
+  | 'late_success_after_release'
+  | 'late_usage_after_release'
+  | 'wallet_overdrawn';
+
+/**
+ * Records conditions a settlement noticed, for reconciliation to report. Keyed by
+ * (class, source) — the intended constraint — so a retried settlement records once.
+ */
+export async function raiseAlerts(
+  tx: Queryable,
+  alerts: { class: AlertClass; detail?: Record<string, unknown> }[],
+  context: { tenantId: string; jobId: string; source: string },
+): Promise<void> {
+  if (alerts.length === 0) return;
+  await tx.query(
+    `insert into alerts (id, tenant_id, job_id, class, source, detail)
+     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::jsonb[])
+     on conflict on constraint alerts_class_source_key do nothing`,
+    [
+      alerts.map(() => newId()),
+      alerts.map(() => context.tenantId),
+      alerts.map(() => context.jobId),
+      alerts.map((a) => a.class),
+      alerts.map(() => context.source),
+      alerts.map((a) => JSON.stringify(a.detail ?? {})),
+    ],
+  );
+}

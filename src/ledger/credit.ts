@@ -1,0 +1,66 @@
+import type { Queryable } from '../db/pool.js';
+import { newId } from '../ids.js';
+import type { AccountRow } from './accounts.js';
+import { systemAccountId } from './accounts.js';
+import { asWalletEntry, type EntryRow, type WalletEntry } from './entries.js';
+import { CreditKeyConflict } from './errors.js';
+import { moveProjections, type Transfer } from './transfers.js';
+
+export interface CreditRequest {
+  wallet: Pick<AccountRow, 'id' | 'tenant_id' | 'currency'>;
+  amount: bigint;
+  /** Stable for every retry of this top-up (derived from its Idempotency-Key). */
+  creditKey: string;
+  reference?: string | null;
+}
+
+export interface CreditResult {
+  entry: WalletEntry;
+  /** true when this key was applied before and nothing was written now */
+  replayed: boolean;
+}
+
+export function creditSettlementKey(tenantId: string, creditKey: string): string {
+  return `${tenantId}:credit:${creditKey}`;
+}
+
+/**
+ * A top-up: funding → wallet, posted. Keyed, so however often it is retried (and
+ * whatever happened to the idempotency record) the credit is applied once. The
+ * unique (settlement_key, entry_type) is the intended constraint here.
+ */
+export async function creditWallet(tx: Queryable, request: CreditRequest): Promise<CreditResult> {
+  const { wallet, amount } = request;
+  if (amount <= 0n) throw new RangeError('a credit must be positive');
+  const key = creditSettlementKey(wallet.tenant_id, request.creditKey);
+  const funding = await systemAccountId(tx, wallet.tenant_id, wallet.currency, 'funding');
+  const inserted = await tx.query<EntryRow>(
+    `insert into ledger_entries (id, settlement_key, entry_type, flags, debit_account_id, credit_account_id, amount, currency, tenant_id, reference)
+     values ($1, $2, 'credit', 'posted', $3, $4, $5, $6, $7, $8)
+     on conflict on constraint ledger_entries_settlement_key_entry_type_key do nothing
+     returning *`,
+    [newId(), key, funding, wallet.id, amount.toString(), wallet.currency, wallet.tenant_id, request.reference ?? null],
+  );
+  const row = inserted.rows[0];
+  if (row) {
+    const transfer: Transfer = {
+      settlementKey: key,
+      entryType: 'credit',
+      flags: 'posted',
+      debitAccountId: funding,
+      creditAccountId: wallet.id,
+      amount,
+      currency: wallet.currency,
+      tenantId: wallet.tenant_id,
+    };
+    await moveProjections(tx, [transfer], [wallet.id, funding]);
+    return { entry: asWalletEntry(row, wallet.id), replayed: false };
+  }
+  const existing = await tx.query<EntryRow>(
+    `select * from ledger_entries where settlement_key = $1 and entry_type = 'credit'`,
+    [key],
+  );
+  const first = existing.rows[0];
+  if (!first || first.credit_account_id !== wallet.id || first.amount !== amount) throw new CreditKeyConflict(key);
+  return { entry: asWalletEntry(first, wallet.id), replayed: true };
+}

@@ -1,0 +1,59 @@
+/** Ledger outcomes that are not database errors. Each has a stable `code` for the API. */
+
+export class InsufficientFunds extends Error {
+  readonly code = 'insufficient_funds';
+  constructor(readonly walletId: string, readonly requested: bigint) {
+    super(`wallet ${walletId} has less available than the ${requested} micro-units this job reserves`);
+    this.name = 'InsufficientFunds';
+  }
+}
+
+export class JobNotFound extends Error {
+  readonly code = 'not_found';
+  constructor(readonly jobId: string) {
+    super(`job ${jobId} does not exist`);
+    this.name = 'JobNotFound';
+  }
+}
+
+/**
+ * A settlement with our key exists but belongs to another job, phase or version. Keys
+ * are composed from those, so this is a bug or tampering — never "a duplicate".
+ */
+export class SettlementMismatch extends Error {
+  readonly code = 'settlement_mismatch';
+  constructor(readonly settlementKey: string, detail: string) {
+    super(`settlement ${settlementKey} exists but does not match: ${detail}`);
+    this.name = 'SettlementMismatch';
+  }
+}
+
+/** A credit key reused for another wallet or amount. */
+export class CreditKeyConflict extends Error {
+  readonly code = 'credit_key_conflict';
+  constructor(readonly settlementKey: string) {
+    super(`credit ${settlementKey} was already applied with a different wallet or amount`);
+    this.name = 'CreditKeyConflict';
+  }
+}
+
+/**
+ * Our claim on the event expired and another worker took it (its fencing token is
+ * newer). Everything this transaction wrote is rolled back; the new owner settles.
+ */
+export class LeaseLost extends Error {
+  readonly code = 'lease_lost';
+  constructor(readonly provider: string, readonly eventKey: string) {
+    super(`lost the claim on event ${provider}/${eventKey}: another worker owns it now`);
+    this.name = 'LeaseLost';
+  }
+}
+
+/** COMMIT's outcome is unknown and the read-back could not tell either. Retry later. */
+export class OutcomeUnknown extends Error {
+  readonly code = 'outcome_unknown';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'OutcomeUnknown';
+  }
+}

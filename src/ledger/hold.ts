@@ -1,0 +1,85 @@
+import type { Queryable } from '../db/pool.js';
+import { systemAccountId } from './accounts.js';
+import { InsufficientFunds } from './errors.js';
+import { insertEntries, moveProjections, type Transfer } from './transfers.js';
+
+export interface HoldRow {
+  job_id: string;
+  tenant_id: string;
+  wallet_id: string;
+  revenue_account_id: string;
+  currency: string;
+  amount: bigint;
+  pending_entry_id: string | null;
+  posted: bigint | null;
+  voided: bigint | null;
+  resolved_by: string | null;
+  resolved_at: Date | null;
+  expires_at: Date;
+}
+
+export interface ReserveRequest {
+  jobId: string;
+  tenantId: string;
+  walletId: string;
+  currency: string;
+  amount: bigint;
+  expiresAt: Date;
+}
+
+export function reserveSettlementKey(tenantId: string, jobId: string): string {
+  return `${tenantId}:${jobId}:reserve:1`;
+}
+
+/**
+ * The only place funds are checked: one conditional write that both tests and takes
+ * `available`. No row back means InsufficientFunds, and the caller's transaction
+ * (which inserted the job) rolls back, so nothing is written.
+ */
+export async function reserveHold(tx: Queryable, request: ReserveRequest): Promise<HoldRow> {
+  const taken = await tx.query(
+    `update accounts set debits_pending = debits_pending + $2
+     where id = $1 and kind = 'wallet' and credits_posted - debits_posted - debits_pending >= $2
+     returning id`,
+    [request.walletId, request.amount.toString()],
+  );
+  if (taken.rowCount === 0) throw new InsufficientFunds(request.walletId, request.amount);
+  const revenue = await systemAccountId(tx, request.tenantId, request.currency, 'revenue');
+  const transfer: Transfer = {
+    settlementKey: reserveSettlementKey(request.tenantId, request.jobId),
+    entryType: 'reserve',
+    flags: 'pending',
+    debitAccountId: request.walletId,
+    creditAccountId: revenue,
+    amount: request.amount,
+    currency: request.currency,
+    tenantId: request.tenantId,
+    jobId: request.jobId,
+  };
+  const [pendingEntryId] = await insertEntries(tx, [transfer]);
+  await moveProjections(tx, [transfer], [request.walletId, revenue], new Set([request.walletId]));
+  const hold = await tx.query<HoldRow>(
+    `insert into holds (job_id, tenant_id, wallet_id, revenue_account_id, currency, amount, pending_entry_id, expires_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
+    [request.jobId, request.tenantId, request.walletId, revenue, request.currency, request.amount.toString(), pendingEntryId ?? null, request.expiresAt],
+  );
+  return hold.rows[0]!;
+}
+
+export async function findHold(tx: Queryable, jobId: string): Promise<HoldRow> {
+  const result = await tx.query<HoldRow>('select * from holds where job_id = $1', [jobId]);
+  const hold = result.rows[0];
+  if (!hold) throw new Error(`job ${jobId} has no hold`);
+  return hold;
+}
+
+/**
+ * Resolves the hold once: the trigger holds_resolve_once refuses a second resolution
+ * (a backstop the job lock makes unreachable in a correct run).
+ */
+export async function markHoldResolved(tx: Queryable, jobId: string, posted: bigint, voided: bigint, settlementKey: string): Promise<void> {
+  await tx.query(
+    `update holds set posted = $2, voided = $3, resolved_by = $4, resolved_at = now() where job_id = $1`,
+    [jobId, posted.toString(), voided.toString(), settlementKey],
+  );
+}

@@ -1,0 +1,139 @@
+import type { Queryable } from '../db/pool.js';
+import { newId } from '../ids.js';
+
+export type EntryType = 'credit' | 'reserve' | 'capture' | 'release_remainder' | 'release' | 'adjustment';
+/** TigerBeetle-style transfer flags; see migrations/0001_core.sql. */
+export type EntryFlags = 'posted' | 'pending' | 'post_pending' | 'void_pending';
+
+export interface Transfer {
+  settlementKey: string;
+  entryType: EntryType;
+  flags: EntryFlags;
+  pendingId?: string | null;
+  debitAccountId: string;
+  creditAccountId: string;
+  amount: bigint;
+  currency: string;
+  tenantId: string;
+  jobId?: string | null;
+  reference?: string | null;
+}
+
+interface ProjectionDelta {
+  debitsPending: bigint;
+  debitsPosted: bigint;
+  creditsPending: bigint;
+  creditsPosted: bigint;
+}
+
+/** How one transfer moves the four projection columns of its two accounts. */
+function deltas(transfer: Transfer): { debit: ProjectionDelta; credit: ProjectionDelta } {
+  const a = transfer.amount;
+  const zero: ProjectionDelta = { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n };
+  switch (transfer.flags) {
+    case 'posted':
+      return { debit: { ...zero, debitsPosted: a }, credit: { ...zero, creditsPosted: a } };
+    case 'pending':
+      return { debit: { ...zero, debitsPending: a }, credit: { ...zero, creditsPending: a } };
+    case 'post_pending':
+      return {
+        debit: { ...zero, debitsPending: -a, debitsPosted: a },
+        credit: { ...zero, creditsPending: -a, creditsPosted: a },
+      };
+    case 'void_pending':
+      return { debit: { ...zero, debitsPending: -a }, credit: { ...zero, creditsPending: -a } };
+  }
+}
+
+/**
+ * Inserts the transfers and moves the account projections in the same transaction.
+ * Zero amounts are skipped: an entry always moves money. Returns the entry ids in
+ * input order (null where skipped).
+ */
+export async function postTransfers(
+  tx: Queryable,
+  transfers: Transfer[],
+  lockOrder: string[],
+): Promise<{ ids: (string | null)[]; balances: Map<string, bigint> }> {
+  const ids = await insertEntries(tx, transfers);
+  const balances = await moveProjections(tx, transfers, lockOrder);
+  return { ids, balances };
+}
+
+export async function insertEntries(tx: Queryable, transfers: Transfer[]): Promise<(string | null)[]> {
+  const ids = transfers.map((t) => (t.amount === 0n ? null : newId()));
+  const moving = transfers.filter((t) => t.amount !== 0n);
+  if (moving.length === 0) return ids;
+  await tx.query(
+    `insert into ledger_entries
+       (id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
+        amount, currency, tenant_id, job_id, reference)
+     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::uuid[],
+                          $8::bigint[], $9::text[], $10::uuid[], $11::uuid[], $12::text[])`,
+    [
+      ids.filter((id) => id !== null),
+      moving.map((t) => t.settlementKey),
+      moving.map((t) => t.entryType),
+      moving.map((t) => t.flags),
+      moving.map((t) => t.pendingId ?? null),
+      moving.map((t) => t.debitAccountId),
+      moving.map((t) => t.creditAccountId),
+      moving.map((t) => t.amount.toString()),
+      moving.map((t) => t.currency),
+      moving.map((t) => t.tenantId),
+      moving.map((t) => t.jobId ?? null),
+      moving.map((t) => t.reference ?? null),
+    ],
+  );
+  return ids;
+}
+
+/**
+ * Moves the projection columns for `transfers`, one UPDATE per account, in the order
+ * given by `lockOrder` (wallets before the tenant's system accounts — DESIGN.md's one
+ * lock order), so concurrent settlements never deadlock. `except` skips accounts whose
+ * projection the caller already moved (the reservation's conditional write).
+ * Returns each updated account's posted balance (credits − debits), for overdraft checks.
+ */
+export async function moveProjections(
+  tx: Queryable,
+  transfers: Transfer[],
+  lockOrder: string[],
+  except: ReadonlySet<string> = new Set(),
+): Promise<Map<string, bigint>> {
+  const byAccount = new Map<string, ProjectionDelta>();
+  const add = (account: string, d: ProjectionDelta) => {
+    if (except.has(account)) return;
+    const sum = byAccount.get(account) ?? { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n };
+    sum.debitsPending += d.debitsPending;
+    sum.debitsPosted += d.debitsPosted;
+    sum.creditsPending += d.creditsPending;
+    sum.creditsPosted += d.creditsPosted;
+    byAccount.set(account, sum);
+  };
+  for (const t of transfers) {
+    if (t.amount === 0n) continue;
+    const d = deltas(t);
+    add(t.debitAccountId, d.debit);
+    add(t.creditAccountId, d.credit);
+  }
+  const ordered = [...byAccount.keys()].sort((x, y) => rank(lockOrder, x) - rank(lockOrder, y) || (x < y ? -1 : 1));
+  const balances = new Map<string, bigint>();
+  for (const account of ordered) {
+    const d = byAccount.get(account)!;
+    const updated = await tx.query<{ balance: bigint }>(
+      `update accounts set debits_pending = debits_pending + $2, debits_posted = debits_posted + $3,
+              credits_pending = credits_pending + $4, credits_posted = credits_posted + $5
+       where id = $1
+       returning credits_posted - debits_posted as balance`,
+      [account, d.debitsPending.toString(), d.debitsPosted.toString(), d.creditsPending.toString(), d.creditsPosted.toString()],
+    );
+    balances.set(account, updated.rows[0]!.balance);
+  }
+  return balances;
+}
+
+function rank(order: string[], account: string): number {
+  const i = order.indexOf(account);
+  return i === -1 ? order.length : i;
+}
