@@ -198,6 +198,9 @@ create trigger ledger_entries_append_only before update or delete on ledger_entr
 create trigger ledger_entries_no_truncate before truncate on ledger_entries
   for each statement execute function tally_refuse_change();
 
+-- Every claim of an event takes the next token; writes check it (fencing).
+create sequence fencing_tokens;
+
 -- One row per notification (provider, event_key): it is also the outbox entry the
 -- workers claim. A claim sets lease_until and a fresh fencing token; every later
 -- write checks the token, so an expired owner cannot overwrite the new owner's work.
@@ -312,3 +315,4 @@ create table duties (
   name text constraint duties_pkey primary key,
   last_run_at timestamptz not null default 'epoch'
 );
+insert into duties (name) values ('cancel_grace'), ('reconcile'), ('idempotency_cleanup');

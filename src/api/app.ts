@@ -1,17 +1,58 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
 import type { Pool } from '../db/pool.js';
+import { ErrorResponse } from './schemas.js';
+import { installErrorHandler } from './errors.js';
 import { registerHealth } from './health.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import type { ApiContext } from './context.js';
+import { tenantRoutes } from './routes/tenants.js';
+import { providerRoutes } from './routes/providers.js';
+import { priceRoutes } from './routes/prices.js';
+import { walletRoutes } from './routes/wallets.js';
+import { jobRoutes } from './routes/jobs.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { operationRoutes } from './routes/operations.js';
 
 export interface AppOptions {
   pool: Pool;
+  metrics?: Metrics;
   logLevel?: string;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: { level: options.logLevel ?? process.env.LOG_LEVEL ?? 'info' },
+    logger: {
+      level: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
+      // Credentials never reach the logs.
+      redact: ['req.headers.authorization', 'req.headers["webhook-signature"]', 'req.headers["x-fal-webhook-signature"]'],
+    },
     bodyLimit: 1024 * 1024,
+    ajv: {
+      // Amounts must arrive as strings: no coercion of 12 into "12". Query strings are
+      // declared as strings and parsed by the routes.
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
+    },
   });
+  app.decorateRequest('principal', null);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'Tally', version: '0.1.0', description: 'Exactly-once billing for wallet-funded asynchronous AI inference jobs' },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+  app.addSchema(ErrorResponse);
+  installErrorHandler(app);
+  const context: ApiContext = { pool: options.pool, metrics: options.metrics ?? createMetrics(options.pool) };
   registerHealth(app, options.pool);
+  tenantRoutes(app, context);
+  providerRoutes(app, context);
+  priceRoutes(app, context);
+  walletRoutes(app, context);
+  jobRoutes(app, context);
+  webhookRoutes(app, context);
+  operationRoutes(app, context);
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

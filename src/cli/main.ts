@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { serveCommand } from './serve.js';
 import { migrateCommand } from './migrate.js';
+import { workerCommand } from './worker.js';
 import { reportFatal } from './fatal.js';
 
 export function positiveInteger(value: string): number {
@@ -20,6 +21,12 @@ program
   .option('--port <n>', 'port to listen on (default $PORT or 8080)', positiveInteger)
   .option('--workers <n>', 'in-process settlement workers; 0 runs none', positiveInteger, 1)
   .action(serveCommand);
+
+program
+  .command('worker')
+  .description('a standalone settlement worker; any number may run against one database')
+  .option('--concurrency <n>', 'events settled at once', positiveInteger, 4)
+  .action(workerCommand);
 
 program
   .command('migrate')

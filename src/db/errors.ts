@@ -18,6 +18,8 @@ export const SQLSTATE = {
   crashShutdown: '57P02',
   cannotConnectNow: '57P03', // starting up or shutting down
   appendOnlyViolation: 'TL001', // raised by our triggers on immutable tables
+  characterNotInRepertoire: '22021', // e.g. a NUL character in text
+  untranslatableCharacter: '22P05',
 } as const;
 
 interface PgErrorFields {
@@ -56,6 +58,9 @@ export class DeadlockDetected extends TransactionRollbackError {}
 
 export class StatementTimeout extends DatabaseError {}
 
+/** Text PostgreSQL cannot store (a NUL character): the client's input is at fault. */
+export class InvalidText extends DatabaseError {}
+
 /**
  * The connection broke. If it broke while COMMIT was in flight the outcome is unknown:
  * the caller must read its effect back before writing again.
@@ -85,6 +90,9 @@ export function mapDatabaseError(error: unknown): unknown {
       return new SerializationFailure(message, options);
     case SQLSTATE.deadlockDetected:
       return new DeadlockDetected(message, options);
+    case SQLSTATE.characterNotInRepertoire:
+    case SQLSTATE.untranslatableCharacter:
+      return new InvalidText(message, options);
     case SQLSTATE.queryCanceled:
       return new StatementTimeout(message, options);
     case SQLSTATE.adminShutdown:
@@ -102,6 +110,8 @@ export function mapDatabaseError(error: unknown): unknown {
   return error;
 }
 
+/** Accepts a raw driver error too: callers inside a transaction see it unmapped. */
 export function isUniqueViolationOn(error: unknown, constraint: string): boolean {
-  return error instanceof UniqueViolation && error.constraint === constraint;
+  const mapped = mapDatabaseError(error);
+  return mapped instanceof UniqueViolation && mapped.constraint === constraint;
 }

@@ -12,6 +12,8 @@ export interface PoolOptions {
   max?: number;
   /** milliseconds; every statement of ours is short, a long one is a bug or a lock pile-up */
   statementTimeout?: number;
+  /** milliseconds; a session stalled inside a transaction (a paused process) is cut off and its locks freed */
+  idleInTransactionTimeout?: number;
   applicationName?: string;
 }
 
@@ -20,6 +22,7 @@ export function createPool(url: string, options: PoolOptions = {}): Pool {
     connectionString: url,
     max: options.max ?? 10,
     statement_timeout: options.statementTimeout ?? 30_000,
+    idle_in_transaction_session_timeout: options.idleInTransactionTimeout ?? 30_000,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     application_name: options.applicationName ?? 'tally',

@@ -1,0 +1,80 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Queryable } from '../db/pool.js';
+import { ApiError } from './errors.js';
+
+/** Who made a request. Idempotency keys and every tenant query are scoped by it. */
+export type Principal = { kind: 'admin' } | { kind: 'tenant'; tenantId: string };
+
+export type Access = 'admin' | 'tenant' | 'tenant_or_admin';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export function principalKey(principal: Principal): string {
+  return principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}`;
+}
+
+const API_KEY_PREFIX = 'tk_';
+
+export function newApiKey(): string {
+  return `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+/** API keys are random 256-bit values, so one SHA-256 (no salt, no KDF) is enough to store them. */
+export function hashApiKey(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+function bearer(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+async function identify(request: FastifyRequest, db: Queryable): Promise<Principal | null> {
+  const token = bearer(request);
+  if (!token) return null;
+  const adminToken = process.env.TALLY_ADMIN_TOKEN;
+  if (adminToken && sameSecret(token, adminToken)) return { kind: 'admin' };
+  if (!token.startsWith(API_KEY_PREFIX)) return null;
+  const result = await db.query<{ tenant_id: string }>(
+    'select tenant_id from api_keys where key_hash = $1 and revoked_at is null',
+    [hashApiKey(token)],
+  );
+  const tenantId = result.rows[0]?.tenant_id;
+  return tenantId ? { kind: 'tenant', tenantId } : null;
+}
+
+/** A preHandler: 401 for no or a wrong credential, 403 for the wrong kind of one. */
+export function requireAccess(access: Access, db: Queryable) {
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const principal = await identify(request, db);
+    if (!principal) throw new ApiError(401, 'unauthorized', 'missing or invalid credentials: send Authorization: Bearer <token>');
+    if (access === 'admin' && principal.kind !== 'admin') throw new ApiError(403, 'forbidden', 'this call needs the admin token');
+    if (access === 'tenant' && principal.kind !== 'tenant') throw new ApiError(403, 'forbidden', 'this call needs a tenant API key');
+    request.principal = principal;
+  };
+}
+
+/** The tenant a tenant-scoped query is restricted to; null for the admin (sees all). */
+export function tenantScope(request: FastifyRequest): string | null {
+  const principal = request.principal;
+  return principal?.kind === 'tenant' ? principal.tenantId : null;
+}
+
+export function requireTenant(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (principal?.kind !== 'tenant') throw new ApiError(403, 'forbidden', 'this call needs a tenant API key');
+  return principal.tenantId;
+}

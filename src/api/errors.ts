@@ -1,0 +1,103 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ConnectionLost, DatabaseError, InvalidText, StatementTimeout, mapDatabaseError } from '../db/errors.js';
+import { InvalidAmountError } from '../money/index.js';
+import { InvalidUsageError } from '../pricing/index.js';
+import { InvalidPolicyError } from '../lifecycle/index.js';
+import { CreditKeyConflict, InsufficientFunds } from '../ledger/errors.js';
+import { NoPrice } from '../jobs/submit.js';
+
+/** Every HTTP error is {"error": {"code", "message"}} with a stable snake_case code. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const notFound = (what = 'resource') => new ApiError(404, 'not_found', `${what} not found`);
+
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+export function errorBody(code: string, message: string): ErrorBody {
+  return { error: { code, message } };
+}
+
+/** Validation failures on these body fields (and below them) get the field's own code. */
+const FIELD_CODES: [prefix: string, code: string][] = [
+  ['/amount', 'invalid_amount'],
+  ['/unit_prices/', 'invalid_amount'],
+  ['/limits', 'invalid_usage'],
+];
+
+function codeOfField(field: string): string {
+  return FIELD_CODES.find(([prefix]) => field === prefix || field.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`))?.[1] ?? 'invalid_request';
+}
+
+/** Domain errors that carry their own answer. */
+function domainError(raw: unknown): ApiError | null {
+  if (raw instanceof ApiError) return raw;
+  const error = mapDatabaseError(raw);
+  if (error instanceof InvalidAmountError) return new ApiError(400, 'invalid_amount', error.message);
+  if (error instanceof InvalidUsageError) return new ApiError(400, 'invalid_usage', error.message);
+  if (error instanceof InvalidPolicyError) return new ApiError(400, 'invalid_policy', error.message);
+  if (error instanceof InsufficientFunds) return new ApiError(402, 'insufficient_funds', 'the wallet\'s available balance does not cover this job\'s reservation; nothing was reserved');
+  if (error instanceof NoPrice) return new ApiError(422, 'no_price', error.message);
+  if (error instanceof CreditKeyConflict) return new ApiError(409, 'credit_key_conflict', error.message);
+  if (error instanceof InvalidText) return new ApiError(400, 'invalid_request', 'text fields must not contain NUL characters');
+  if (error instanceof ConnectionLost || error instanceof StatementTimeout) {
+    return new ApiError(503, 'database_unavailable', 'the database is unavailable; retry later');
+  }
+  if (error instanceof DatabaseError && error.sqlstate === '57P03') {
+    return new ApiError(503, 'database_unavailable', 'the database is starting or stopping; retry later');
+  }
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'ECONNREFUSED' || (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message))) {
+    return new ApiError(503, 'database_unavailable', 'the database is unavailable; retry later');
+  }
+  return null;
+}
+
+export function toApiError(error: unknown): ApiError | null {
+  const fastify = error as FastifyError;
+  if (fastify?.validation) {
+    const first = fastify.validation[0];
+    const path = first?.instancePath ?? '';
+    const missing = (first?.params as { missingProperty?: string } | undefined)?.missingProperty;
+    const field = missing ? `${path}/${missing}` : path;
+    const code = codeOfField(field);
+    const where = fastify.validationContext ?? 'body';
+    return new ApiError(400, code, `${where}${field || ''} ${first?.message ?? 'is invalid'}`.trim());
+  }
+  switch (fastify?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(413, 'payload_too_large', 'the body is larger than 1 MiB');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError(400, 'invalid_json', 'the body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(415, 'unsupported_media_type', 'send application/json');
+  }
+  if (fastify instanceof SyntaxError) return new ApiError(400, 'invalid_json', 'the body is not valid JSON');
+  return domainError(error);
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const known = toApiError(error);
+    if (known) {
+      if (known.status >= 500) request.log.warn({ err: error }, known.message);
+      return reply.code(known.status).send(errorBody(known.code, known.message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send(errorBody('internal_error', 'an internal error occurred; it has been logged'));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

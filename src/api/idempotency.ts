@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Pool, PoolClient } from '../db/pool.js';
+import { withTransaction } from '../db/transaction.js';
+import { principalKey } from './auth.js';
+import { ApiError, errorBody, toApiError } from './errors.js';
+
+export interface ApiResponse {
+  status: number;
+  body: unknown;
+}
+
+/** Statuses of refusals by validation: they store nothing, so a corrected retry may reuse the key. */
+const NOT_STORED = new Set([400, 422]);
+
+/**
+ * Runs a creating POST once per Idempotency-Key (scoped to principal, method and
+ * path). The key row is written in the same transaction as the effect, so a crash
+ * between the effect and the answer leaves either both or neither: a retry replays
+ * the first answer or performs the effect, never twice. A concurrent request with
+ * the same key holds a transaction-level advisory lock; we answer 409 rather than
+ * queue behind it.
+ */
+export async function runIdempotent(
+  pool: Pool,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { required: boolean },
+  effect: (tx: PoolClient) => Promise<ApiResponse>,
+): Promise<FastifyReply> {
+  const key = idempotencyKeyOf(request, options.required);
+  if (key === null) {
+    const response = await withTransaction(pool, effect);
+    return reply.code(response.status).send(response.body);
+  }
+  const scope = {
+    principal: principalKey(request.principal!),
+    method: request.method,
+    path: request.url.split('?')[0]!,
+    key,
+  };
+  const requestHash = createHash('sha256').update(canonicalJson(request.body ?? null)).digest();
+  const outcome = await withTransaction(pool, async (tx) => {
+    const lock = await tx.query<{ locked: boolean }>(
+      `select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked`,
+      [JSON.stringify([scope.principal, scope.method, scope.path, scope.key])],
+    );
+    if (!lock.rows[0]!.locked) {
+      throw new ApiError(409, 'idempotency_key_in_use', 'a request with this Idempotency-Key is still running; retry shortly to get its answer');
+    }
+    const existing = await tx.query<{ request_hash: Buffer; response_status: number; response_body: unknown }>(
+      `select request_hash, response_status, response_body from idempotency_keys
+       where principal = $1 and method = $2 and path = $3 and key = $4`,
+      [scope.principal, scope.method, scope.path, scope.key],
+    );
+    const first = existing.rows[0];
+    if (first) {
+      if (!first.request_hash.equals(requestHash)) {
+        throw new ApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; use a new key');
+      }
+      return { response: { status: first.response_status, body: first.response_body }, replayed: true };
+    }
+    const response = await effectOrStoredError(tx, effect);
+    await tx.query(
+      `insert into idempotency_keys (principal, method, path, key, request_hash, response_status, response_body)
+       values ($1, $2, $3, $4, $5, $6, $7)`,
+      [scope.principal, scope.method, scope.path, scope.key, requestHash, response.status, JSON.stringify(response.body)],
+    );
+    return { response, replayed: false };
+  });
+  if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+  return reply.code(outcome.response.status).send(outcome.response.body);
+}
+
+/**
+ * A refusal that is not validation (402 insufficient funds, 404, 409) is part of the
+ * key's history: its effect is rolled back to a savepoint and the answer stored.
+ */
+async function effectOrStoredError(tx: PoolClient, effect: (tx: PoolClient) => Promise<ApiResponse>): Promise<ApiResponse> {
+  await tx.query('savepoint idempotent_effect');
+  try {
+    const response = await effect(tx);
+    await tx.query('release savepoint idempotent_effect');
+    return response;
+  } catch (error) {
+    const api = toApiError(error);
+    if (!api || api.status >= 500 || NOT_STORED.has(api.status)) throw error;
+    await tx.query('rollback to savepoint idempotent_effect');
+    return { status: api.status, body: errorBody(api.code, api.message) };
+  }
+}
+
+function idempotencyKeyOf(request: FastifyRequest, required: boolean): string | null {
+  const header = request.headers['idempotency-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key === undefined || key === '') {
+    if (required) throw new ApiError(400, 'idempotency_key_required', 'this call requires an Idempotency-Key header (any unique string up to 255 characters)');
+    return null;
+  }
+  if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new ApiError(400, 'invalid_idempotency_key', 'an Idempotency-Key is 1 to 255 printable ASCII characters without spaces');
+  }
+  return key;
+}
+
+/** JSON with object keys sorted, so the same request hashes the same however it is serialised. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/** A stable key for effects keyed by an idempotency key (a credit's ledger key). */
+export function derivedKey(request: FastifyRequest): string {
+  const header = request.headers['idempotency-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  return createHash('sha256')
+    .update(JSON.stringify([principalKey(request.principal!), request.url.split('?')[0], key ?? '']))
+    .digest('hex')
+    .slice(0, 32);
+}

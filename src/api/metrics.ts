@@ -1,0 +1,80 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Pool } from '../db/pool.js';
+
+export interface Metrics {
+  registry: Registry;
+  webhooks: Counter<'outcome'>;
+  settleSeconds: Histogram<'outcome'>;
+}
+
+/**
+ * Counters and the latency histogram are this process's; queue depth, dead letters,
+ * oldest pending age and settlements by charge type are read from the database at
+ * scrape time, so they are right however many workers run.
+ */
+export function createMetrics(pool: Pool): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'tally_process_' });
+  const webhooks = new Counter({
+    name: 'tally_webhooks_total',
+    help: 'Webhook deliveries received by this process, by outcome (accepted, already_accepted, or the error code)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const settleSeconds = new Histogram({
+    name: 'tally_settle_duration_seconds',
+    help: 'Duration of settle transactions run by this process',
+    labelNames: ['outcome'] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'tally_settlements',
+    help: 'Settlements committed, by charge type',
+    labelNames: ['charge_type'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = await pool.query<{ charge_type: string; n: string }>(
+        'select charge_type, count(*)::text as n from settlements group by charge_type',
+      );
+      this.reset();
+      for (const type of ['capture', 'release', 'adjustment']) {
+        this.set({ charge_type: type }, Number(rows.rows.find((r) => r.charge_type === type)?.n ?? 0));
+      }
+    },
+  });
+  const queue = async () =>
+    (
+      await pool.query<{ depth: string; dead: string; oldest: number | null }>(
+        `select count(*) filter (where state in ('pending', 'processing'))::text as depth,
+                count(*) filter (where state = 'dead')::text as dead,
+                extract(epoch from now() - min(received_at) filter (where state in ('pending', 'processing')))::float8 as oldest
+         from webhook_events where state in ('pending', 'processing', 'dead')`,
+      )
+    ).rows[0]!;
+  new Gauge({
+    name: 'tally_queue_depth',
+    help: 'Accepted events not yet settled (pending or being processed)',
+    registers: [registry],
+    async collect() {
+      this.set(Number((await queue()).depth));
+    },
+  });
+  new Gauge({
+    name: 'tally_oldest_pending_event_age_seconds',
+    help: 'Age of the oldest accepted event not yet settled; 0 when none',
+    registers: [registry],
+    async collect() {
+      this.set((await queue()).oldest ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'tally_dead_letters',
+    help: 'Events dead-lettered and waiting for an operator (POST /v1/events/{provider}/{key}/retry)',
+    registers: [registry],
+    async collect() {
+      this.set(Number((await queue()).dead));
+    },
+  });
+  return { registry, webhooks, settleSeconds };
+}

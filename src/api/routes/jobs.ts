@@ -1,0 +1,140 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Pool, Queryable } from '../../db/pool.js';
+import { isUniqueViolationOn } from '../../db/errors.js';
+import { isUuid } from '../../ids.js';
+import { findProvider } from '../../catalog/providers.js';
+import { findJob, type JobRow } from '../../jobs/rows.js';
+import { submitJob } from '../../jobs/submit.js';
+import { loadJobDetails } from '../../jobs/view.js';
+import { settle } from '../../ledger/settle.js';
+import { requireAccess, requireTenant, tenantScope } from '../auth.js';
+import type { ApiContext } from '../context.js';
+import { ApiError, notFound } from '../errors.js';
+import { runIdempotent } from '../idempotency.js';
+import { IdParams, IdempotencyHeader, Usage, bearerAuth, errors } from '../schemas.js';
+import { jobSummaryView, jobView } from '../views.js';
+import { visibleWallet } from './wallets.js';
+
+const CreateJob = Type.Object({
+  wallet_id: Type.String({ maxLength: 100 }),
+  model: Type.String({ minLength: 1, maxLength: 200 }),
+  provider: Type.String({ minLength: 1, maxLength: 100 }),
+  provider_job_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  limits: Usage,
+});
+const PatchJob = Type.Object({ provider_job_ref: Type.String({ minLength: 1, maxLength: 500 }) });
+const JobView = Type.Object({}, { additionalProperties: true, description: 'see CONTRACT.md GET /v1/jobs/{id}' });
+
+async function visibleJob(db: Queryable, request: FastifyRequest, id: string): Promise<JobRow> {
+  const job = isUuid(id) ? await findJob(db, id, tenantScope(request) ?? undefined) : null;
+  if (!job) throw notFound('job');
+  return job;
+}
+
+async function fullView(pool: Pool, job: JobRow) {
+  const details = await loadJobDetails(pool, job);
+  return jobView(details.job, details.priceVersion, details.settlements, details.events, details.alerts);
+}
+
+function refTaken(error: unknown): never {
+  if (isUniqueViolationOn(error, 'jobs_provider_job_ref_key')) {
+    throw new ApiError(409, 'provider_job_ref_taken', 'another job of this provider has this provider_job_ref');
+  }
+  throw error;
+}
+
+export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
+  const tenant = requireAccess('tenant', pool);
+
+  app.post<{ Body: Static<typeof CreateJob> }>(
+    '/v1/jobs',
+    {
+      preHandler: tenant,
+      schema: {
+        summary: 'Submit a job: reserves the price of its limits at the current price version, which the job pins',
+        tags: ['jobs'],
+        security: bearerAuth,
+        headers: IdempotencyHeader,
+        body: CreateJob,
+        response: { 201: JobView, ...errors(400, 401, 402, 403, 404, 409, 422) },
+      },
+    },
+    (request, reply) =>
+      runIdempotent(pool, request, reply, { required: true }, async (tx) => {
+        const tenantId = requireTenant(request);
+        const body = request.body;
+        const wallet = await visibleWallet(tx, request, body.wallet_id);
+        const provider = await findProvider(tx, body.provider);
+        if (!provider) throw notFound('provider');
+        const job = await submitJob(tx, {
+          tenantId,
+          wallet,
+          provider,
+          model: body.model,
+          providerJobRef: body.provider_job_ref ?? null,
+          limits: body.limits,
+        }).catch(refTaken);
+        const version = await tx.query<{ version: number }>('select version from price_versions where id = $1', [job.price_version_id]);
+        return { status: 201, body: jobSummaryView(job, version.rows[0]!.version) };
+      }),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/jobs/:id',
+    {
+      preHandler: tenant,
+      schema: { summary: 'A job with its settlements and events', tags: ['jobs'], security: bearerAuth, params: IdParams, response: { 200: JobView, ...errors(401, 403, 404) } },
+    },
+    async (request) => fullView(pool, await visibleJob(pool, request, request.params.id)),
+  );
+
+  app.patch<{ Params: { id: string }; Body: Static<typeof PatchJob> }>(
+    '/v1/jobs/:id',
+    {
+      preHandler: tenant,
+      schema: {
+        summary: 'Set the provider\'s id for the job, once',
+        tags: ['jobs'],
+        security: bearerAuth,
+        params: IdParams,
+        body: PatchJob,
+        response: { 200: JobView, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const job = await visibleJob(pool, request, request.params.id);
+      const ref = request.body.provider_job_ref;
+      const updated = await pool
+        .query<JobRow>(
+          `update jobs set provider_job_ref = $2, updated_at = now()
+           where id = $1 and (provider_job_ref is null or provider_job_ref = $2) returning *`,
+          [job.id, ref],
+        )
+        .catch(refTaken);
+      if (updated.rowCount === 0) throw new ApiError(409, 'provider_job_ref_set', 'this job\'s provider_job_ref is already set to another value');
+      return fullView(pool, updated.rows[0]!);
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/v1/jobs/:id/cancel',
+    {
+      preHandler: tenant,
+      schema: {
+        summary: 'Ask to cancel: the hold stays until the provider\'s terminal event or the cancel grace passes',
+        tags: ['jobs'],
+        security: bearerAuth,
+        params: IdParams,
+        response: { 202: JobView, ...errors(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const job = await visibleJob(pool, request, request.params.id);
+      const result = await settle(pool, { jobId: job.id, event: { type: 'cancel.requested' } });
+      if (result.outcome === 'rejected') throw new ApiError(409, 'job_terminal', `the job is already ${result.jobState}`);
+      const current = (await findJob(pool, job.id))!;
+      return reply.code(202).send(await fullView(pool, current));
+    },
+  );
+}

@@ -1,0 +1,42 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { requireAccess } from '../auth.js';
+import type { ApiContext } from '../context.js';
+import { ApiError, notFound } from '../errors.js';
+import { bearerAuth, errors } from '../schemas.js';
+import { requeueDeadEvent } from '../../worker/queue.js';
+
+export function operationRoutes(app: FastifyInstance, { pool, metrics }: ApiContext): void {
+  app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['operations'], hide: false } }, async (request, reply) => {
+    const token = process.env.TALLY_METRICS_TOKEN;
+    if (token) {
+      const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      const digest = (s: string) => createHash('sha256').update(s).digest();
+      if (!timingSafeEqual(digest(given), digest(token))) throw new ApiError(401, 'unauthorized', 'send Authorization: Bearer $TALLY_METRICS_TOKEN');
+    }
+    const body = await metrics.registry.metrics();
+    return reply.type(metrics.registry.contentType).send(body);
+  });
+
+  app.post<{ Params: { provider: string; event_key: string } }>(
+    '/v1/events/:provider/:event_key/retry',
+    {
+      preHandler: requireAccess('admin', pool),
+      schema: {
+        summary: 'Queue a dead-lettered event again',
+        tags: ['admin'],
+        security: bearerAuth,
+        params: Type.Object({ provider: Type.String(), event_key: Type.String() }),
+        response: { 202: Type.Object({ provider: Type.String(), event_key: Type.String(), state: Type.String() }), ...errors(401, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { provider, event_key } = request.params;
+      const result = await requeueDeadEvent(pool, provider, event_key);
+      if (result === 'not_found') throw notFound('event');
+      if (result === 'not_dead') throw new ApiError(409, 'event_not_dead', 'only a dead-lettered event can be retried; this one is queued or settled');
+      return reply.code(202).send({ provider, event_key, state: 'pending' });
+    },
+  );
+}

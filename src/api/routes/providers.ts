@@ -1,0 +1,109 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { isUniqueViolationOn } from '../../db/errors.js';
+import { withTransaction } from '../../db/transaction.js';
+import { InvalidProviderSettings, PROVIDER_KINDS, insertProvider, updateProvider, type ProviderRow } from '../../catalog/providers.js';
+import { policyToJson, parsePolicy } from '../../lifecycle/index.js';
+import { requireAccess } from '../auth.js';
+import type { ApiContext } from '../context.js';
+import { ApiError, notFound } from '../errors.js';
+import { runIdempotent } from '../idempotency.js';
+import { IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
+
+const Policies = Type.Object(
+  {
+    failed_with_usage: Type.Optional(Type.Union([Type.Literal('release'), Type.Literal('capture')])),
+    cancel_grace_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000 })),
+    hold_ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000 })),
+  },
+  { additionalProperties: false },
+);
+const Settings = {
+  secrets: Type.Optional(Type.Array(Type.String({ minLength: 7, maxLength: 500 }), { maxItems: 10, description: 'active signing secrets ("whsec_..."); any one verifies' })),
+  jwks: Type.Optional(Type.Union([Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }), Type.Null()])),
+  api_key: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 1000, description: 'write-only' }), Type.Null()])),
+  base_url: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+  policies: Type.Optional(Policies),
+};
+const CreateProvider = Type.Object({
+  name: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'lowercase letters, digits, - and _' }),
+  kind: Type.Union(PROVIDER_KINDS.map((k) => Type.Literal(k))),
+  ...Settings,
+});
+const PatchProvider = Type.Object(Settings);
+const ProviderView = Type.Object({
+  name: Type.String(),
+  kind: Type.String(),
+  webhook_path: Type.String(),
+  policies: Type.Object({}, { additionalProperties: true }),
+  secrets_count: Type.Integer(),
+  has_api_key: Type.Boolean(),
+  base_url: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** Secrets and the API key are never returned. */
+function providerView(row: ProviderRow) {
+  return {
+    name: row.name,
+    kind: row.kind,
+    webhook_path: `/v1/webhooks/${row.name}`,
+    policies: policyToJson(parsePolicy(row.policies)),
+    secrets_count: row.secrets.length,
+    has_api_key: row.api_key !== null,
+    base_url: row.base_url,
+  };
+}
+
+function settingsError(error: unknown): never {
+  if (error instanceof InvalidProviderSettings) throw new ApiError(400, 'invalid_request', error.message);
+  throw error;
+}
+
+export function providerRoutes(app: FastifyInstance, { pool }: ApiContext): void {
+  const admin = requireAccess('admin', pool);
+  app.post<{ Body: Static<typeof CreateProvider> }>(
+    '/v1/providers',
+    {
+      preHandler: admin,
+      schema: {
+        summary: 'Register a provider that sends webhooks',
+        tags: ['admin'],
+        security: bearerAuth,
+        headers: IdempotencyHeader,
+        body: CreateProvider,
+        response: { 201: ProviderView, ...errors(400, 401, 403, 409) },
+      },
+    },
+    (request, reply) =>
+      runIdempotent(pool, request, reply, { required: false }, async (tx) => {
+        const { name, kind, ...settings } = request.body;
+        try {
+          const row = await insertProvider(tx, name, kind, settings);
+          return { status: 201, body: providerView(row) };
+        } catch (error) {
+          if (isUniqueViolationOn(error, 'providers_pkey')) throw new ApiError(409, 'provider_exists', `a provider named ${name} exists`);
+          settingsError(error);
+        }
+      }),
+  );
+
+  app.patch<{ Params: { name: string }; Body: Static<typeof PatchProvider> }>(
+    '/v1/providers/:name',
+    {
+      preHandler: admin,
+      schema: {
+        summary: 'Change a provider\'s secrets, keys, base URL or policies',
+        tags: ['admin'],
+        security: bearerAuth,
+        params: Type.Object({ name: Type.String() }),
+        body: PatchProvider,
+        response: { 200: ProviderView, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const row = await withTransaction(pool, (tx) => updateProvider(tx, request.params.name, request.body).catch(settingsError));
+      if (!row) throw notFound('provider');
+      return providerView(row);
+    },
+  );
+}

@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { newId } from '../../ids.js';
+import { hashApiKey, newApiKey, requireAccess } from '../auth.js';
+import type { ApiContext } from '../context.js';
+import { runIdempotent } from '../idempotency.js';
+import { IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
+
+const CreateTenant = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export function tenantRoutes(app: FastifyInstance, { pool }: ApiContext): void {
+  app.post<{ Body: { name: string } }>(
+    '/v1/tenants',
+    {
+      preHandler: requireAccess('admin', pool),
+      schema: {
+        summary: 'Create a tenant and its API key (shown only in this answer and its idempotent replay)',
+        tags: ['admin'],
+        security: bearerAuth,
+        headers: IdempotencyHeader,
+        body: CreateTenant,
+        response: {
+          201: Type.Object({ id: Type.String(), name: Type.String(), api_key: Type.String() }),
+          ...errors(400, 401, 403, 409, 422),
+        },
+      },
+    },
+    (request, reply) =>
+      runIdempotent(pool, request, reply, { required: false }, async (tx) => {
+        const id = newId();
+        const apiKey = newApiKey();
+        await tx.query('insert into tenants (id, name) values ($1, $2)', [id, request.body.name]);
+        await tx.query('insert into api_keys (id, tenant_id, key_hash) values ($1, $2, $3)', [newId(), id, hashApiKey(apiKey)]);
+        return { status: 201, body: { id, name: request.body.name, api_key: apiKey } };
+      }),
+  );
+}

@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { receiveWebhook } from '../../intake/receive.js';
+import { WebhookRefused } from '../../webhooks/errors.js';
+import type { ApiContext } from '../context.js';
+import { ApiError } from '../errors.js';
+import { errors } from '../schemas.js';
+
+export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+
+export function webhookRoutes(app: FastifyInstance, { pool, metrics }: ApiContext): void {
+  // Signatures are over the exact bytes: this scope keeps the body as a Buffer, never
+  // parsed and re-serialised.
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+    scope.post<{ Params: { provider: string }; Body: Buffer }>(
+      '/v1/webhooks/:provider',
+      {
+        schema: {
+          summary: 'Receive a provider webhook (signed). 200 means durably accepted, not yet settled',
+          tags: ['webhooks'],
+          params: Type.Object({ provider: Type.String({ maxLength: 100 }) }),
+          response: {
+            200: Type.Object({ status: Type.Union([Type.Literal('accepted'), Type.Literal('already_accepted')]), event_key: Type.String() }),
+            ...errors(400, 401, 404, 409, 413, 422, 503),
+          },
+        },
+      },
+      async (request) => {
+        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        try {
+          const result = await receiveWebhook(pool, request.params.provider, raw, request.headers);
+          metrics.webhooks.inc({ outcome: result.status });
+          return { status: result.status, event_key: result.eventKey };
+        } catch (error) {
+          if (error instanceof WebhookRefused) {
+            metrics.webhooks.inc({ outcome: error.code });
+            throw new ApiError(error.status, error.code, error.message);
+          }
+          metrics.webhooks.inc({ outcome: 'error' });
+          throw error;
+        }
+      },
+    );
+  });
+}

@@ -1,0 +1,99 @@
+import { formatAmount } from '../money/index.js';
+import type { AccountRow } from '../ledger/accounts.js';
+import { walletBalances } from '../ledger/accounts.js';
+import type { WalletEntry } from '../ledger/entries.js';
+import type { SettlementRow } from '../ledger/settlements.js';
+import type { JobRow } from '../jobs/rows.js';
+
+/** What clients see. Amounts are decimal strings; field names as in CONTRACT.md. */
+
+export function walletView(row: AccountRow) {
+  const b = walletBalances(row);
+  return {
+    id: row.id,
+    tenant_id: row.tenant_id,
+    currency: row.currency,
+    balance: formatAmount(b.balance),
+    reserved: formatAmount(b.reserved),
+    available: formatAmount(b.available),
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+export function entryView(entry: WalletEntry) {
+  return {
+    id: entry.id,
+    entry_type: entry.entryType,
+    amount: formatAmount(entry.amount),
+    settlement_key: entry.settlementKey,
+    job_id: entry.jobId,
+    reference: entry.reference,
+    created_at: entry.createdAt.toISOString(),
+  };
+}
+
+export function settlementView(s: SettlementRow) {
+  return {
+    key: s.settlement_key,
+    charge_type: s.charge_type,
+    version: s.version,
+    amount: formatAmount(s.amount),
+    status: 'posted' as const,
+    created_at: s.created_at.toISOString(),
+    ...(s.charge_type === 'capture' ? { released_remainder: formatAmount(s.remainder) } : {}),
+    ...(s.reason ? { reason: s.reason } : {}),
+    ...(s.snapshot ? { pricing: s.snapshot } : {}),
+  };
+}
+
+export interface JobEventRow {
+  event_key: string;
+  provider: string;
+  type: string;
+  state: string;
+  reason: string | null;
+  attempts: number;
+  last_error: string | null;
+  received_at: Date;
+  processed_at: Date | null;
+}
+
+export function jobSummaryView(job: JobRow, priceVersion: number) {
+  return {
+    id: job.id,
+    state: job.state,
+    wallet_id: job.wallet_id,
+    provider: job.provider,
+    provider_job_ref: job.provider_job_ref,
+    model: job.model,
+    currency: job.currency,
+    limits: job.limits,
+    price_version: priceVersion,
+    reserved: formatAmount(job.reserved),
+    captured: formatAmount(job.captured ?? 0n),
+    released: formatAmount(job.released ?? 0n),
+    adjusted: formatAmount(job.adjusted),
+    cancel_requested_at: job.cancel_requested_at?.toISOString() ?? null,
+    hold_expires_at: job.hold_expires_at.toISOString(),
+    created_at: job.created_at.toISOString(),
+  };
+}
+
+export function jobView(job: JobRow, priceVersion: number, settlements: SettlementRow[], events: JobEventRow[], alerts: string[]) {
+  return {
+    ...jobSummaryView(job, priceVersion),
+    settlements: settlements.map(settlementView),
+    events: events.map((e) => ({
+      event_key: e.event_key,
+      provider: e.provider,
+      type: e.type,
+      state: e.state,
+      reason: e.reason,
+      attempts: e.attempts,
+      last_error: e.last_error,
+      received_at: e.received_at.toISOString(),
+      processed_at: e.processed_at?.toISOString() ?? null,
+    })),
+    alerts,
+  };
+}

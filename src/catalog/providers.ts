@@ -1,0 +1,104 @@
+import { Webhook } from 'standardwebhooks';
+import type { Queryable } from '../db/pool.js';
+import { parsePolicy, policyToJson, type ProviderPolicy } from '../lifecycle/index.js';
+
+export type ProviderKind = 'generic' | 'replicate' | 'openai' | 'fal';
+export const PROVIDER_KINDS: readonly ProviderKind[] = ['generic', 'replicate', 'openai', 'fal'];
+
+export interface ProviderRow {
+  name: string;
+  kind: ProviderKind;
+  secrets: string[];
+  jwks: { keys: unknown[] } | null;
+  api_key: string | null;
+  base_url: string | null;
+  policies: unknown;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ProviderSettings {
+  secrets?: string[];
+  jwks?: { keys: unknown[] } | null;
+  api_key?: string | null;
+  base_url?: string | null;
+  policies?: unknown;
+}
+
+export class InvalidProviderSettings extends Error {
+  readonly code = 'invalid_provider_settings';
+}
+
+/** Which settings each kind needs (CONTRACT.md "Named provider adapters"). */
+const REQUIRED: Record<ProviderKind, (keyof ProviderSettings)[]> = {
+  generic: ['secrets'],
+  replicate: ['secrets'],
+  openai: ['secrets', 'api_key'],
+  fal: ['jwks', 'api_key'],
+};
+
+/** Checks settings as they will be after a create or patch; returns the parsed policy. */
+export function validateProviderSettings(kind: ProviderKind, settings: ProviderSettings): ProviderPolicy {
+  for (const field of REQUIRED[kind]) {
+    const value = settings[field];
+    if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) {
+      throw new InvalidProviderSettings(`a ${kind} provider needs ${field}`);
+    }
+  }
+  for (const secret of settings.secrets ?? []) {
+    try {
+      new Webhook(secret);
+    } catch {
+      throw new InvalidProviderSettings('each secret is a Standard Webhooks secret: "whsec_" followed by base64');
+    }
+  }
+  if (settings.base_url) {
+    let url: URL;
+    try {
+      url = new URL(settings.base_url);
+    } catch {
+      throw new InvalidProviderSettings('base_url must be an absolute http(s) URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidProviderSettings('base_url must be http or https');
+  }
+  if (settings.jwks && (!Array.isArray(settings.jwks.keys) || settings.jwks.keys.length === 0)) {
+    throw new InvalidProviderSettings('jwks must be {"keys": [...]} with at least one key');
+  }
+  return parsePolicy(settings.policies);
+}
+
+export async function insertProvider(tx: Queryable, name: string, kind: ProviderKind, settings: ProviderSettings): Promise<ProviderRow> {
+  const policy = validateProviderSettings(kind, settings);
+  const result = await tx.query<ProviderRow>(
+    `insert into providers (name, kind, secrets, jwks, api_key, base_url, policies)
+     values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+    [name, kind, settings.secrets ?? [], settings.jwks ?? null, settings.api_key ?? null, settings.base_url ?? null, JSON.stringify(policyToJson(policy))],
+  );
+  return result.rows[0]!;
+}
+
+/** Replaces the given settings; rotation sends the new secret with the old one, then drops the old later. */
+export async function updateProvider(tx: Queryable, name: string, patch: ProviderSettings): Promise<ProviderRow | null> {
+  const current = await tx.query<ProviderRow>('select * from providers where name = $1 for update', [name]);
+  const row = current.rows[0];
+  if (!row) return null;
+  const merged: ProviderSettings = {
+    secrets: patch.secrets ?? row.secrets,
+    jwks: patch.jwks !== undefined ? patch.jwks : row.jwks,
+    api_key: patch.api_key !== undefined ? patch.api_key : row.api_key,
+    base_url: patch.base_url !== undefined ? patch.base_url : row.base_url,
+    policies: patch.policies !== undefined ? { ...(row.policies as object), ...(patch.policies as object) } : row.policies,
+  };
+  const policy = validateProviderSettings(row.kind, merged);
+  const result = await tx.query<ProviderRow>(
+    `update providers set secrets = $2, jwks = $3, api_key = $4, base_url = $5, policies = $6, updated_at = now()
+     where name = $1 returning *`,
+    [name, merged.secrets ?? [], merged.jwks ?? null, merged.api_key ?? null, merged.base_url ?? null, JSON.stringify(policyToJson(policy))],
+  );
+  return result.rows[0]!;
+}
+
+export async function findProvider(db: Queryable, name: string): Promise<ProviderRow | null> {
+  const result = await db.query<ProviderRow>('select * from providers where name = $1', [name]);
+  return result.rows[0] ?? null;
+}

@@ -1,0 +1,23 @@
+import { pino } from 'pino';
+import { openDatabase } from '../db/connect.js';
+import { migrate } from '../db/migrate.js';
+import { startWorker, workerPoolOptions } from './worker-runtime.js';
+
+export async function workerCommand(options: { concurrency: number }): Promise<void> {
+  const log = pino({ level: process.env.LOG_LEVEL ?? 'info', name: 'tally-worker' });
+  const db = await openDatabase({ ...workerPoolOptions(options.concurrency + 2), applicationName: 'tally-worker' });
+  await migrate(db.pool);
+  const worker = await startWorker(db, options.concurrency, log);
+  log.info({ concurrency: options.concurrency }, 'worker started');
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    log.info('stopping: no new claims; finishing the events in hand');
+    await worker.stop();
+    await db.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}

@@ -1,0 +1,139 @@
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Pool, Queryable } from '../db/pool.js';
+import { withTransaction } from '../db/transaction.js';
+import { failpoint } from '../failpoints.js';
+import { isUuid, newId } from '../ids.js';
+import { findProvider, type ProviderRow } from '../catalog/providers.js';
+import type { JobRow } from '../jobs/rows.js';
+import { adapterFor } from '../webhooks/adapters/index.js';
+import type { CanonicalEvent } from '../webhooks/canonical-event.js';
+import { WebhookRefused } from '../webhooks/errors.js';
+
+export type IntakeStatus = 'accepted' | 'already_accepted';
+
+export interface IntakeResult {
+  status: IntakeStatus;
+  eventKey: string;
+}
+
+export const EVENTS_CHANNEL = 'tally_events';
+
+/**
+ * The receipt path (DESIGN.md "Intake"): verify on the raw bytes, normalise, resolve
+ * the job, check identities, then persist the event — which is also its outbox
+ * entry — in one transaction. 200 means durably accepted, not settled.
+ */
+export async function receiveWebhook(pool: Pool, providerName: string, raw: Buffer, headers: IncomingHttpHeaders): Promise<IntakeResult> {
+  const provider = await findProvider(pool, providerName);
+  if (!provider) throw new WebhookRefused(404, 'not_found', `no provider named ${providerName}`);
+  const adapter = adapterFor(provider.kind);
+  if (!adapter) throw new WebhookRefused(501, 'adapter_unavailable', `provider kind ${provider.kind} has no webhook adapter yet`);
+  const event = adapter.receive(provider, raw, headers);
+  const payloadHash = createHash('sha256').update(raw).digest();
+
+  // A repeat is answered without touching the job row.
+  const earlier = await findEvent(pool, provider.name, event.eventKey);
+  if (earlier) return answerRepeat(pool, provider, event, earlier, payloadHash);
+
+  const job = await resolveJob(pool, provider, event);
+  const mismatch = mismatchOf(job, event);
+  if (mismatch) {
+    await recordAttempt(pool, provider.name, event.eventKey, job.id, 'event_mismatch', payloadHash, { mismatch });
+    throw new WebhookRefused(422, 'event_mismatch', `the event's ${mismatch} does not match the job; nothing was billed`);
+  }
+
+  const outcome = await withTransaction(pool, async (tx) => {
+    // Numbered under the job's row lock: the per-job sequence is commit order.
+    const seq = await tx.query<{ event_seq: bigint }>('update jobs set event_seq = event_seq + 1 where id = $1 returning event_seq', [job.id]);
+    const inserted = await tx.query(
+      `insert into webhook_events (provider, event_key, tenant_id, job_id, seq, type, payload_hash, payload, event)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       on conflict on constraint webhook_events_pkey do nothing`,
+      [provider.name, event.eventKey, job.tenant_id, job.id, seq.rows[0]!.event_seq.toString(), event.type, payloadHash, raw, JSON.stringify(storedEvent(event))],
+    );
+    if (inserted.rowCount === 0) return 'raced' as const;
+    await recordAttempt(tx, provider.name, event.eventKey, job.id, 'accepted', payloadHash);
+    await tx.query('select pg_notify($1, $2)', [EVENTS_CHANNEL, job.id]);
+    return 'accepted' as const;
+  });
+  if (outcome === 'raced') {
+    // A concurrent delivery of the same key committed first.
+    const first = (await findEvent(pool, provider.name, event.eventKey))!;
+    return answerRepeat(pool, provider, event, first, payloadHash);
+  }
+  failpoint('intake.after_commit');
+  return { status: 'accepted', eventKey: event.eventKey };
+}
+
+interface StoredEventRow {
+  payload_hash: Buffer;
+  job_id: string;
+}
+
+async function findEvent(db: Queryable, provider: string, eventKey: string): Promise<StoredEventRow | null> {
+  const result = await db.query<StoredEventRow>(
+    'select payload_hash, job_id from webhook_events where provider = $1 and event_key = $2',
+    [provider, eventKey],
+  );
+  return result.rows[0] ?? null;
+}
+
+/** Same key, same bytes: a duplicate. Same key, other bytes: a conflict, never processed. */
+async function answerRepeat(pool: Pool, provider: ProviderRow, event: CanonicalEvent, earlier: StoredEventRow, payloadHash: Buffer): Promise<IntakeResult> {
+  if (earlier.payload_hash.equals(payloadHash)) {
+    await recordAttempt(pool, provider.name, event.eventKey, earlier.job_id, 'already_accepted', payloadHash);
+    return { status: 'already_accepted', eventKey: event.eventKey };
+  }
+  await recordAttempt(pool, provider.name, event.eventKey, earlier.job_id, 'event_key_conflict', payloadHash);
+  throw new WebhookRefused(409, 'event_key_conflict', `event ${event.eventKey} was already accepted with a different payload; this delivery is recorded and will not be processed`);
+}
+
+async function resolveJob(db: Queryable, provider: ProviderRow, event: CanonicalEvent): Promise<JobRow> {
+  let job: JobRow | undefined;
+  if (event.jobId !== undefined) {
+    if (isUuid(event.jobId)) {
+      const result = await db.query<JobRow>('select * from jobs where id = $1 and provider = $2', [event.jobId, provider.name]);
+      job = result.rows[0];
+    }
+  } else if (event.providerJobRef !== undefined) {
+    const result = await db.query<JobRow>('select * from jobs where provider = $1 and provider_job_ref = $2', [provider.name, event.providerJobRef]);
+    job = result.rows[0];
+  }
+  if (!job) throw new WebhookRefused(404, 'unknown_job', 'no job of this provider matches data.job_id / data.provider_job_ref');
+  return job;
+}
+
+/** The first identity the event states that disagrees with the job, if any. */
+function mismatchOf(job: JobRow, event: CanonicalEvent): string | null {
+  if (event.tenantId !== undefined && event.tenantId !== job.tenant_id) return 'tenant_id';
+  if (event.providerJobRef !== undefined && job.provider_job_ref !== null && event.providerJobRef !== job.provider_job_ref) return 'provider_job_ref';
+  if (event.model !== undefined && event.model !== job.model) return 'model';
+  if (event.currency !== undefined && event.currency !== job.currency) return 'currency';
+  return null;
+}
+
+/** What the worker needs to settle: the lifecycle event, nothing from the raw payload. */
+function storedEvent(event: CanonicalEvent) {
+  return {
+    type: event.type,
+    ...(event.usage !== undefined ? { usage: event.usage } : {}),
+    ...(event.correction !== undefined ? { correction: event.correction } : {}),
+    ...(event.fetchUsage ? { fetch_usage: true } : {}),
+  };
+}
+
+async function recordAttempt(
+  db: Queryable,
+  provider: string,
+  eventKey: string,
+  jobId: string | null,
+  outcome: 'accepted' | 'already_accepted' | 'event_key_conflict' | 'event_mismatch',
+  payloadHash: Buffer,
+  detail?: Record<string, unknown>,
+): Promise<void> {
+  await db.query(
+    `insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail) values ($1, $2, $3, $4, $5, $6, $7)`,
+    [newId(), provider, eventKey, jobId, outcome, payloadHash, detail ? JSON.stringify(detail) : null],
+  );
+}

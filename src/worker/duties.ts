@@ -1,0 +1,57 @@
+import type { Pool, Queryable } from '../db/pool.js';
+import { settle } from '../ledger/settle.js';
+
+/** How often each periodic duty runs, across all workers together. */
+export const DUTY_INTERVAL_SECONDS = {
+  cancel_grace: 5,
+  idempotency_cleanup: 3600,
+} as const;
+
+/** How long idempotency records are kept (CONTRACT: at least 7 days; credits for ever). */
+export const IDEMPOTENCY_RETENTION_DAYS = 30;
+
+/**
+ * Takes the duty if it is due: one conditional UPDATE, so however many workers ask,
+ * one runs it per interval.
+ */
+async function claimDuty(db: Queryable, name: keyof typeof DUTY_INTERVAL_SECONDS): Promise<boolean> {
+  const result = await db.query(
+    `update duties set last_run_at = now() where name = $1 and last_run_at <= now() - make_interval(secs => $2)`,
+    [name, DUTY_INTERVAL_SECONDS[name]],
+  );
+  return result.rowCount === 1;
+}
+
+export async function runDueDuties(pool: Pool, log: { info(obj: object, msg?: string): void }): Promise<void> {
+  if (await claimDuty(pool, 'cancel_grace')) {
+    const released = await releaseAfterCancelGrace(pool);
+    if (released > 0) log.info({ released }, 'released holds of jobs whose cancel grace passed');
+  }
+  if (await claimDuty(pool, 'idempotency_cleanup')) {
+    await pool.query(
+      `delete from idempotency_keys where created_at < now() - make_interval(days => $1) and path not like '/v1/wallets/%/credits'`,
+      [IDEMPOTENCY_RETENTION_DAYS],
+    );
+  }
+}
+
+/**
+ * Jobs cancelled by their tenant whose provider's grace passed with no terminal
+ * event: release. An accepted event still waiting to settle (or dead-lettered, which
+ * an operator will retry) wins over the grace, so those jobs are skipped.
+ */
+export async function releaseAfterCancelGrace(pool: Pool): Promise<number> {
+  const due = await pool.query<{ id: string }>(
+    `select j.id from jobs j join providers p on p.name = j.provider
+     where j.state = 'cancel_requested'
+       and j.cancel_requested_at + make_interval(secs => coalesce((p.policies->>'cancel_grace_seconds')::int, 300)) <= now()
+       and not exists (select 1 from webhook_events e where e.job_id = j.id and e.state in ('pending', 'processing', 'dead'))
+     limit 500`,
+  );
+  let released = 0;
+  for (const { id } of due.rows) {
+    const result = await settle(pool, { jobId: id, event: { type: 'cancel.grace_elapsed' } });
+    if (result.outcome === 'applied' && result.jobState === 'released') released++;
+  }
+  return released;
+}

@@ -1,0 +1,87 @@
+import type { Pool, Queryable } from '../db/pool.js';
+import { EVENTS_CHANNEL } from '../intake/receive.js';
+
+/** A claimed event: the outbox row plus the fencing token this claim owns. */
+export interface ClaimedEvent {
+  provider: string;
+  event_key: string;
+  tenant_id: string;
+  job_id: string;
+  seq: bigint;
+  type: string;
+  event: { type: string; usage?: Record<string, number>; correction?: number; fetch_usage?: boolean };
+  usage: Record<string, number> | null;
+  attempts: number;
+  fencing_token: bigint;
+}
+
+/**
+ * Claims up to `limit` ready events with FOR UPDATE SKIP LOCKED. An event is ready
+ * when it is pending (or its claim's lease expired) and its run_after has come, and
+ * no earlier event of the same job is still unsettled: a job's events settle in the
+ * order intake numbered them, and one waiting in backoff holds back only its own job.
+ * Each claim takes a fresh fencing token from a sequence.
+ */
+export async function claimEvents(db: Queryable, limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
+  const result = await db.query<ClaimedEvent>(
+    `with ready as (
+       select e.provider, e.event_key
+       from webhook_events e
+       where e.state in ('pending', 'processing')
+         and e.run_after <= now()
+         and (e.lease_until is null or e.lease_until < now())
+         and not exists (
+           select 1 from webhook_events earlier
+           where earlier.job_id = e.job_id and earlier.seq < e.seq and earlier.state in ('pending', 'processing'))
+       order by e.run_after, e.seq
+       limit $1
+       for update of e skip locked
+     )
+     update webhook_events w
+     set state = 'processing', lease_until = now() + make_interval(secs => $2), fencing_token = nextval('fencing_tokens'),
+         attempts = w.attempts + 1
+     from ready
+     where w.provider = ready.provider and w.event_key = ready.event_key
+     returning w.provider, w.event_key, w.tenant_id, w.job_id, w.seq, w.type, w.event, w.usage, w.attempts, w.fencing_token`,
+    [limit, leaseSeconds],
+  );
+  return result.rows;
+}
+
+/** Back to pending after a transient failure, if we still own the claim. */
+export async function scheduleRetry(db: Queryable, claim: ClaimedEvent, delayMs: number, error: string): Promise<boolean> {
+  const result = await db.query(
+    `update webhook_events
+     set state = 'pending', run_after = now() + make_interval(secs => $4::float8 / 1000), lease_until = null, last_error = $5
+     where provider = $1 and event_key = $2 and fencing_token = $3 and state = 'processing'`,
+    [claim.provider, claim.event_key, claim.fencing_token.toString(), delayMs, error.slice(0, 2000)],
+  );
+  return result.rowCount === 1;
+}
+
+/** Parks the event for an operator. The job's hold stays open: nothing is dropped. */
+export async function deadLetter(db: Queryable, claim: ClaimedEvent, error: string): Promise<boolean> {
+  const result = await db.query(
+    `update webhook_events
+     set state = 'dead', lease_until = null, last_error = $4, reason = 'dead_lettered'
+     where provider = $1 and event_key = $2 and fencing_token = $3 and state = 'processing'`,
+    [claim.provider, claim.event_key, claim.fencing_token.toString(), error.slice(0, 2000)],
+  );
+  return result.rowCount === 1;
+}
+
+export async function requeueDeadEvent(pool: Pool, provider: string, eventKey: string): Promise<'queued' | 'not_dead' | 'not_found'> {
+  const result = await pool.query(
+    `with requeued as (
+       update webhook_events
+       set state = 'pending', attempts = 0, run_after = now(), last_error = null, reason = null
+       where provider = $1 and event_key = $2 and state = 'dead'
+       returning job_id
+     )
+     select pg_notify($3, job_id::text) from requeued`,
+    [provider, eventKey, EVENTS_CHANNEL],
+  );
+  if (result.rowCount === 1) return 'queued';
+  const exists = await pool.query('select 1 from webhook_events where provider = $1 and event_key = $2', [provider, eventKey]);
+  return exists.rowCount === 0 ? 'not_found' : 'not_dead';
+}

@@ -1,0 +1,28 @@
+import { InvalidEventError, InvalidJobViewError } from '../lifecycle/index.js';
+import { InvalidUsageError } from '../pricing/index.js';
+import { JobNotFound, SettlementMismatch } from '../ledger/errors.js';
+
+/** Settlement attempts before an event is dead-lettered. */
+export const MAX_SETTLE_ATTEMPTS = 8;
+/** Backoff between attempts: exponential from 500 ms, capped at 30 s, full jitter. */
+export const RETRY_BASE_MS = 500;
+export const RETRY_CAP_MS = 30_000;
+
+/**
+ * Errors that no retry can fix: the event contradicts the job or the data is broken.
+ * They are dead-lettered at once, for an operator to look at.
+ */
+export function isPermanent(error: unknown): boolean {
+  return (
+    error instanceof InvalidEventError ||
+    error instanceof InvalidUsageError ||
+    error instanceof InvalidJobViewError ||
+    error instanceof SettlementMismatch ||
+    error instanceof JobNotFound
+  );
+}
+
+export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}

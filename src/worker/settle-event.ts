@@ -1,0 +1,64 @@
+import type { Pool } from '../db/pool.js';
+import type { LifecycleEvent } from '../lifecycle/index.js';
+import { InvalidEventError } from '../lifecycle/index.js';
+import { LeaseLost } from '../ledger/errors.js';
+import { settle, type SettleResult } from '../ledger/settle.js';
+import { failpoint } from '../failpoints.js';
+import type { ClaimedEvent } from './queue.js';
+import { deadLetter, scheduleRetry } from './queue.js';
+import { MAX_SETTLE_ATTEMPTS, isPermanent, retryDelayMs } from './retry-policy.js';
+
+export type EventOutcome =
+  | { kind: 'settled'; result: SettleResult }
+  | { kind: 'retry'; error: Error }
+  | { kind: 'dead'; error: Error }
+  | { kind: 'lease_lost' };
+
+/** The lifecycle event a stored canonical event stands for (usage as accepted). */
+export function lifecycleEventOf(claim: ClaimedEvent): LifecycleEvent {
+  const stored = claim.event;
+  const usage = claim.usage ?? stored.usage;
+  switch (stored.type) {
+    case 'job.started':
+    case 'job.progress':
+      return { type: stored.type };
+    case 'job.completed':
+      if (!usage) throw new InvalidEventError(`event ${claim.event_key} is a completion without usage`);
+      return { type: 'job.completed', usage };
+    case 'job.failed':
+    case 'job.canceled':
+      return usage ? { type: stored.type, usage } : { type: stored.type };
+    case 'job.usage_corrected':
+      if (!usage || !stored.correction) throw new InvalidEventError(`event ${claim.event_key} is a correction without usage or number`);
+      return { type: 'job.usage_corrected', usage, correction: stored.correction };
+    default:
+      throw new InvalidEventError(`event ${claim.event_key} has unknown type ${stored.type}`);
+  }
+}
+
+/**
+ * Settles one claimed event and records what happened to it. The outcome is written
+ * by settle() in its own transaction, fenced by the claim's token; failures put the
+ * event back with backoff, or dead-letter it.
+ */
+export async function settleEvent(pool: Pool, claim: ClaimedEvent): Promise<EventOutcome> {
+  try {
+    const result = await settle(pool, {
+      jobId: claim.job_id,
+      event: lifecycleEventOf(claim),
+      claim: { provider: claim.provider, eventKey: claim.event_key, fencingToken: claim.fencing_token },
+    });
+    failpoint('worker.after_commit');
+    return { kind: 'settled', result };
+  } catch (error) {
+    if (error instanceof LeaseLost) return { kind: 'lease_lost' };
+    const err = error instanceof Error ? error : new Error(String(error));
+    const message = `${err.name}: ${err.message}`;
+    if (isPermanent(err) || claim.attempts >= MAX_SETTLE_ATTEMPTS) {
+      await deadLetter(pool, claim, message);
+      return { kind: 'dead', error: err };
+    }
+    await scheduleRetry(pool, claim, retryDelayMs(claim.attempts), message);
+    return { kind: 'retry', error: err };
+  }
+}

@@ -1,0 +1,140 @@
+import pg from 'pg';
+import type { Pool } from '../db/pool.js';
+import { failpoint } from '../failpoints.js';
+import { EVENTS_CHANNEL } from '../intake/receive.js';
+import { claimEvents } from './queue.js';
+import { settleEvent, type EventOutcome } from './settle-event.js';
+import { runDueDuties } from './duties.js';
+
+export interface WorkerOptions {
+  /** events settled at once by this worker */
+  concurrency: number;
+  /** claim lease; longer than the statement timeout plus the usage-fetch timeout */
+  leaseSeconds: number;
+  /** polling fallback when no notification arrives */
+  pollIntervalMs: number;
+  /** how often this worker checks whether a periodic duty is due */
+  dutyIntervalMs: number;
+  databaseUrl: string;
+  log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  onOutcome?: (outcome: EventOutcome, seconds: number) => void;
+}
+
+export const DEFAULT_LEASE_SECONDS = Number(process.env.TALLY_LEASE_SECONDS ?? 60);
+
+/**
+ * A settlement worker: `concurrency` loops that claim one event at a time, settle it,
+ * and claim the next; idle loops sleep until a NOTIFY or the poll interval. Any number
+ * of workers in any number of processes may run against one database — claims, leases
+ * and fencing tokens make that safe; notifications only make it fast.
+ */
+export class Worker {
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private wakers = new Set<() => void>();
+  private listener: pg.Client | null = null;
+  private dutyTimer: NodeJS.Timeout | null = null;
+  private dutyRun: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly options: WorkerOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    this.running = true;
+    await this.listen();
+    for (let i = 0; i < this.options.concurrency; i++) this.loops.push(this.loop());
+    this.dutyTimer = setInterval(() => {
+      this.dutyRun = this.dutyRun.then(() => this.duties());
+    }, this.options.dutyIntervalMs);
+    this.dutyRun = this.duties();
+  }
+
+  /** Stops claiming; the events in hand are finished (their claims released by settle). */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.dutyTimer) clearInterval(this.dutyTimer);
+    this.wakeAll();
+    await Promise.all(this.loops);
+    await this.dutyRun;
+    await this.listener?.end().catch(() => {});
+    this.listener = null;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let claimed;
+      try {
+        claimed = await claimEvents(this.pool, 1, this.options.leaseSeconds);
+      } catch (error) {
+        this.options.log.warn({ err: error }, 'claiming events failed; retrying after the poll interval');
+        await this.idle();
+        continue;
+      }
+      const claim = claimed[0];
+      if (!claim) {
+        await this.idle();
+        continue;
+      }
+      failpoint('worker.after_claim');
+      const started = performance.now();
+      try {
+        const outcome = await settleEvent(this.pool, claim);
+        this.options.onOutcome?.(outcome, (performance.now() - started) / 1000);
+        if (outcome.kind === 'dead') this.options.log.error({ event: claim.event_key, provider: claim.provider, err: outcome.error }, 'event dead-lettered');
+        if (outcome.kind === 'retry') this.options.log.warn({ event: claim.event_key, err: outcome.error }, 'settlement failed; will retry');
+      } catch (error) {
+        // Even recording the failure failed (database down): the lease expires and
+        // the event is claimed again.
+        this.options.log.warn({ err: error, event: claim.event_key }, 'could not record the event outcome');
+        await this.idle();
+      }
+    }
+  }
+
+  /** Waits for a notification or the poll interval, whichever comes first. */
+  private idle(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.wakers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, this.options.pollIntervalMs);
+      this.wakers.add(wake);
+    });
+  }
+
+  private wakeAll(): void {
+    for (const wake of [...this.wakers]) wake();
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.databaseUrl, application_name: 'tally-worker-listen' });
+    client.on('error', (error) => {
+      this.options.log.warn({ err: error }, 'notification connection lost; polling until it is back');
+      this.listener = null;
+      setTimeout(() => this.running && void this.listen().catch(() => {}), this.options.pollIntervalMs);
+    });
+    client.on('notification', () => this.wakeAll());
+    try {
+      await client.connect();
+      await client.query(`listen ${EVENTS_CHANNEL}`);
+      this.listener = client;
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'cannot LISTEN; relying on polling');
+      await client.end().catch(() => {});
+    }
+  }
+
+  private async duties(): Promise<void> {
+    if (!this.running) return;
+    try {
+      await runDueDuties(this.pool, this.options.log);
+    } catch (error) {
+      this.options.log.warn({ err: error }, 'periodic duty failed; it runs again at the next interval');
+    }
+  }
+}
