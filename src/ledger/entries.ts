@@ -14,7 +14,13 @@ export interface EntryRow {
   created_at: Date;
 }
 
-/** An entry as a wallet sees it: credits positive, debits negative. */
+/**
+ * An entry as a wallet sees it: money towards the wallet positive, away from it
+ * negative. A void (`release`, `release_remainder`) is booked against the same
+ * accounts as the reservation it voids, but it gives the held money back, so it is
+ * positive. Sums that mean something: balance = credit + capture + adjustment
+ * entries; available = credit + reserve + release + release_remainder + adjustment.
+ */
 export interface WalletEntry {
   id: string;
   entryType: string;
@@ -29,7 +35,7 @@ export function asWalletEntry(row: EntryRow, walletId: string): WalletEntry {
   return {
     id: row.id,
     entryType: row.entry_type,
-    amount: row.credit_account_id === walletId ? row.amount : -row.amount,
+    amount: (row.credit_account_id === walletId) !== (row.flags === 'void_pending') ? row.amount : -row.amount,
     settlementKey: row.settlement_key,
     jobId: row.job_id,
     reference: row.reference,

@@ -8,6 +8,15 @@ export class InsufficientFunds extends Error {
   }
 }
 
+/** No wallet with this id belongs to the tenant in the currency asked for. */
+export class WalletNotFound extends Error {
+  readonly code = 'not_found';
+  constructor(readonly walletId: string) {
+    super(`wallet ${walletId} does not exist for this tenant and currency`);
+    this.name = 'WalletNotFound';
+  }
+}
+
 export class JobNotFound extends Error {
   readonly code = 'not_found';
   constructor(readonly jobId: string) {

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { systemAccountId } from './accounts.js';
-import { InsufficientFunds } from './errors.js';
+import { InsufficientFunds, WalletNotFound } from './errors.js';
 import { insertEntries, moveProjections, type Transfer } from './transfers.js';
 
 export interface HoldRow {
@@ -34,16 +34,28 @@ export function reserveSettlementKey(tenantId: string, jobId: string): string {
 /**
  * The only place funds are checked: one conditional write that both tests and takes
  * `available`. No row back means InsufficientFunds, and the caller's transaction
- * (which inserted the job) rolls back, so nothing is written.
+ * (which inserted the job) rolls back, so nothing is written. The write also checks
+ * that the wallet is the tenant's, in the job's currency: the schema's foreign key
+ * only says the account exists, and a hold on another tenant's wallet would move
+ * money across tenants.
  */
 export async function reserveHold(tx: Queryable, request: ReserveRequest): Promise<HoldRow> {
   const taken = await tx.query(
     `update accounts set debits_pending = debits_pending + $2
-     where id = $1 and kind = 'wallet' and credits_posted - debits_posted - debits_pending >= $2
+     where id = $1 and kind = 'wallet' and tenant_id = $3 and currency = $4
+       and credits_posted - debits_posted - debits_pending >= $2
      returning id`,
-    [request.walletId, request.amount.toString()],
+    [request.walletId, request.amount.toString(), request.tenantId, request.currency],
   );
-  if (taken.rowCount === 0) throw new InsufficientFunds(request.walletId, request.amount);
+  if (taken.rowCount === 0) {
+    // Only on refusal: tell "not this tenant's wallet in this currency" from "too little".
+    const wallet = await tx.query(
+      `select 1 from accounts where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3`,
+      [request.walletId, request.tenantId, request.currency],
+    );
+    if (wallet.rowCount === 0) throw new WalletNotFound(request.walletId);
+    throw new InsufficientFunds(request.walletId, request.amount);
+  }
   const revenue = await systemAccountId(tx, request.tenantId, request.currency, 'revenue');
   const transfer: Transfer = {
     settlementKey: reserveSettlementKey(request.tenantId, request.jobId),

@@ -1,8 +1,18 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { ConnectionLost, isUniqueViolationOn } from '../db/errors.js';
-import { withTransaction } from '../db/transaction.js';
+import { backoff, withTransaction, type TransactionOptions } from '../db/transaction.js';
 import { failpoint } from '../failpoints.js';
-import { decide, parseSettlementKey, settlementKey, type Decision, type JobState, type LifecycleEvent, type Outcome } from '../lifecycle/index.js';
+import {
+  decide,
+  parseSettlementKey,
+  settlementKey,
+  type ChargeType,
+  type Decision,
+  type JobState,
+  type LifecycleEvent,
+  type Outcome,
+  type ProviderPolicy,
+} from '../lifecycle/index.js';
 import { lockJob, type LockedJob } from '../jobs/rows.js';
 import { raiseAlerts, type AlertClass } from './alerts.js';
 import { applyIntent } from './apply-intent.js';
@@ -33,9 +43,26 @@ export interface SettleResult {
   replayed: boolean;
 }
 
+export interface SettleOptions {
+  /** called before each whole-transaction retry after 40001/40P01 (metrics, tests) */
+  onRetry?: TransactionOptions['onRetry'];
+}
+
 const SETTLEMENT_KEY_CONSTRAINT = 'settlements_settlement_key_key';
-/** Attempts after a COMMIT whose outcome was unknown and read back as not committed. */
+/** Attempts after a connection loss whose transaction read back as not committed. */
 const MAX_UNKNOWN_OUTCOME_ATTEMPTS = 3;
+const UNKNOWN_OUTCOME_BACKOFF = { minDelayMs: 20, maxDelayMs: 500 } as const;
+
+/**
+ * What one attempt of the transaction got to, so that a failure can be told apart:
+ * which settlement key it tried to insert, the row it inserted (its id tells our
+ * commit from somebody else's), and the result it was about to commit.
+ */
+interface Attempt {
+  intendedKey: string | null;
+  written: SettlementRow | null;
+  result: SettleResult | null;
+}
 
 /**
  * One financial decision in one short transaction (DESIGN.md "The flow"): lock the
@@ -45,27 +72,40 @@ const MAX_UNKNOWN_OUTCOME_ATTEMPTS = 3;
  * Outcomes: a unique violation on the settlement key returns the existing settlement
  * (after checking it is the same job, phase and version); 40001/40P01 retry the whole
  * transaction (withTransaction); a connection lost around COMMIT is resolved by
- * reading the key back before writing again; anything else is thrown.
+ * reading this attempt's own write back before writing again; anything else is thrown.
  */
-export async function settle(pool: Pool, request: SettleRequest): Promise<SettleResult> {
+export async function settle(pool: Pool, request: SettleRequest, options: SettleOptions = {}): Promise<SettleResult> {
+  return settleOnce(pool, request, options, false);
+}
+
+async function settleOnce(pool: Pool, request: SettleRequest, options: SettleOptions, afterDuplicate: boolean): Promise<SettleResult> {
   for (let attempt = 1; ; attempt++) {
-    const attempted: string[] = [];
+    const state: Attempt = { intendedKey: null, written: null, result: null };
     try {
-      return await withTransaction(pool, (tx) => settleInTransaction(tx, request, attempted));
+      return await withTransaction(
+        pool,
+        async (tx) => {
+          // withTransaction may run this again after 40001/40P01: start clean each time.
+          Object.assign(state, { intendedKey: null, written: null, result: null });
+          state.result = await settleInTransaction(tx, request, state);
+          return state.result;
+        },
+        options.onRetry ? { onRetry: options.onRetry } : {},
+      );
     } catch (error) {
-      const duplicateKey = attempted.at(-1);
-      if (duplicateKey && isUniqueViolationOn(error, SETTLEMENT_KEY_CONSTRAINT)) {
-        return await existingResult(pool, request, duplicateKey);
+      if (state.intendedKey && isUniqueViolationOn(error, SETTLEMENT_KEY_CONSTRAINT)) {
+        return await existingResult(pool, request, options, state.intendedKey, afterDuplicate);
       }
       if (!(error instanceof ConnectionLost)) throw error;
-      const committed = await readBack(pool, request, attempted, error);
+      const committed = await readBack(pool, request, state);
       if (committed) return committed;
       if (attempt >= MAX_UNKNOWN_OUTCOME_ATTEMPTS) throw error;
+      await sleep(backoff(attempt, UNKNOWN_OUTCOME_BACKOFF.minDelayMs, UNKNOWN_OUTCOME_BACKOFF.maxDelayMs));
     }
   }
 }
 
-async function settleInTransaction(tx: Queryable, request: SettleRequest, attempted: string[]): Promise<SettleResult> {
+async function settleInTransaction(tx: Queryable, request: SettleRequest, state: Attempt): Promise<SettleResult> {
   const job = await lockJob(tx, request.jobId);
   if (!job) throw new JobNotFound(request.jobId);
   const decision = decide(job.view, request.event, job.policy);
@@ -74,9 +114,9 @@ async function settleInTransaction(tx: Queryable, request: SettleRequest, attemp
   let settlement: SettlementRow | null = null;
   const alerts: { class: AlertClass; detail?: Record<string, unknown> }[] = decision.outcome.raises.map((a) => ({ class: a }));
   for (const intent of decision.intents) {
-    attempted.push(intent.key);
+    state.intendedKey = intent.key;
     const applied = await applyIntent(tx, job, intent, source);
-    settlement = applied.settlement;
+    settlement = state.written = applied.settlement;
     if (applied.walletBalance !== null && applied.walletBalance < 0n) {
       alerts.push({ class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: applied.walletBalance.toString() } });
     }
@@ -125,18 +165,33 @@ async function updateJob(tx: Queryable, job: LockedJob, decision: Decision): Pro
 
 /**
  * The effect an equal event already produced, for an event that now has none: a
- * second completion returns the capture, a repeated correction its adjustment.
+ * second completion returns the capture, a repeated correction its adjustment. An
+ * event of another phase (a failure after the capture, a completion after the
+ * release) has no effect of its own, so it returns none: the winner's settlement is
+ * not this event's effect.
  */
 async function earlierEffect(db: Queryable, job: LockedJob, event: LifecycleEvent): Promise<SettlementRow | null> {
+  if (event.type === 'job.usage_corrected') {
+    return findSettlement(db, settlementKey(job.row.tenant_id, job.row.id, 'adjustment', event.correction));
+  }
+  const phase = resolvingPhase(event, job.policy);
+  if (phase === null || (job.row.state !== 'captured' && job.row.state !== 'released')) return null;
+  const resolving = await findResolvingSettlement(db, job.row.id);
+  return resolving?.charge_type === phase ? resolving : null;
+}
+
+/** The charge type an event resolves an open hold with (CONTRACT "Job states and events"). */
+function resolvingPhase(event: LifecycleEvent, policy: ProviderPolicy): ChargeType | null {
   switch (event.type) {
     case 'job.completed':
+      return 'capture';
     case 'job.failed':
+      return policy.failedWithUsage === 'capture' && event.usage !== undefined ? 'capture' : 'release';
     case 'job.canceled':
+      return event.usage !== undefined ? 'capture' : 'release';
     case 'cancel.grace_elapsed':
     case 'hold.expired':
-      return job.row.state === 'captured' || job.row.state === 'released' ? findResolvingSettlement(db, job.row.id) : null;
-    case 'job.usage_corrected':
-      return findSettlement(db, settlementKey(job.row.tenant_id, job.row.id, 'adjustment', event.correction));
+      return 'release';
     default:
       return null;
   }
@@ -154,8 +209,19 @@ async function markEventSettled(tx: Queryable, claim: EventClaim, decision: Deci
   if (result.rowCount === 0) throw new LeaseLost(claim.provider, claim.eventKey);
 }
 
-/** After a unique violation on the settlement key: the first writer's result, verified. */
-async function existingResult(pool: Pool, request: SettleRequest, key: string): Promise<SettleResult> {
+/**
+ * After a unique violation on the settlement key: the first writer's result, verified.
+ * Under the job lock this only happens when the job row does not show an effect the
+ * settlements table has; settling again then hits the same key, and the second time
+ * that is reported instead of looping.
+ */
+async function existingResult(
+  pool: Pool,
+  request: SettleRequest,
+  options: SettleOptions,
+  key: string,
+  afterDuplicate: boolean,
+): Promise<SettleResult> {
   const existing = await findSettlement(pool, key);
   if (!existing) throw new SettlementMismatch(key, 'a unique violation was reported but no settlement has the key');
   const expected = parseSettlementKey(key);
@@ -168,32 +234,62 @@ async function existingResult(pool: Pool, request: SettleRequest, key: string): 
     throw new SettlementMismatch(key, `it belongs to job ${existing.job_id}, ${existing.charge_type} version ${existing.version}`);
   }
   if (request.claim) {
+    if (afterDuplicate) {
+      throw new SettlementMismatch(key, `job ${request.jobId} does not reflect it; reconcile the job before settling this event`);
+    }
     // The event itself must still be recorded: settle again on the committed state,
     // which now decides "no effect" and returns this same settlement.
-    return settle(pool, request);
+    return settleOnce(pool, request, options, true);
   }
   const state = await pool.query<{ state: JobState }>('select state from jobs where id = $1', [request.jobId]);
   return { outcome: 'applied', alerts: [], jobState: state.rows[0]!.state, settlement: existing, replayed: true };
 }
 
 /**
- * COMMIT may or may not have happened. Read on a fresh connection: if the settlement
- * this attempt wrote exists, the commit happened and its result stands; if not,
- * nothing was written and the caller may write again. A decision without a
- * settlement changes only state that decide() recomputes, so it is simply retried.
+ * The connection broke. If the attempt never got as far as COMMIT it cannot have
+ * committed, and settling again is safe (the retry's job lock waits for the dead
+ * session to end). Otherwise COMMIT may or may not have happened: on a fresh
+ * connection, first wait for the in-doubt transaction to end — it holds the job's row
+ * lock until its backend is gone — then look for what only that transaction could
+ * have written: the settlement row with the id it inserted, or (for a decision with no
+ * settlement) the claimed event marked under this claim's fencing token. Found means
+ * committed, and the attempt's own result stands. Not found means not committed:
+ * return null and the caller writes again. A decision with neither changes only state
+ * that decide() recomputes, so it is simply settled again.
  */
-async function readBack(pool: Pool, request: SettleRequest, attempted: string[], cause: Error): Promise<SettleResult | null> {
-  const key = attempted.at(-1);
-  if (!key) return null;
-  let existing: SettlementRow | null;
+async function readBack(pool: Pool, request: SettleRequest, attempt: Attempt): Promise<SettleResult | null> {
+  const result = attempt.result;
+  if (!result) return null;
+  const written = attempt.written;
+  const claim = request.claim;
+  if (!written && !claim) return null;
   try {
-    existing = await findSettlement(pool, key);
+    return await withTransaction(
+      pool,
+      async (tx) => {
+        await tx.query('select 1 from jobs where id = $1 for share', [request.jobId]);
+        if (written) {
+          const existing = await findSettlement(tx, written.settlement_key);
+          return existing?.id === written.id ? result : null;
+        }
+        const event = await tx.query<{ state: string; fencing_token: bigint }>(
+          'select state, fencing_token from webhook_events where provider = $1 and event_key = $2',
+          [claim!.provider, claim!.eventKey],
+        );
+        const row = event.rows[0];
+        return row && row.fencing_token === claim!.fencingToken && row.state !== 'processing' ? result : null;
+      },
+      { maxAttempts: 1 },
+    );
   } catch (error) {
-    throw new OutcomeUnknown(`settlement ${key}: the connection was lost around COMMIT and the read-back failed too`, {
-      cause: error ?? cause,
-    });
+    const what = written ? `settlement ${written.settlement_key}` : `event ${claim!.provider}/${claim!.eventKey}`;
+    throw new OutcomeUnknown(
+      `${what}: the connection was lost around COMMIT and reading it back failed too; settle the event again once the database answers`,
+      { cause: error },
+    );
   }
-  if (!existing) return null;
-  const state = await pool.query<{ state: JobState }>('select state from jobs where id = $1', [request.jobId]);
-  return { outcome: 'applied', alerts: [], jobState: state.rows[0]!.state, settlement: existing, replayed: false };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

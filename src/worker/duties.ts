@@ -3,7 +3,7 @@ import { settle } from '../ledger/settle.js';
 
 /** How often each periodic duty runs, across all workers together. */
 export const DUTY_INTERVAL_SECONDS = {
-  cancel_grace: 5,
+  cancel_grace: 2,
   idempotency_cleanup: 3600,
 } as const;
 
