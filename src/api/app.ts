@@ -13,6 +13,7 @@ import { walletRoutes } from './routes/wallets.js';
 import { jobRoutes } from './routes/jobs.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { operationRoutes } from './routes/operations.js';
+import { reconciliationRoutes } from './routes/reconciliation.js';
 
 export interface AppOptions {
   pool: Pool;
@@ -53,6 +54,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   jobRoutes(app, context);
   webhookRoutes(app, context);
   operationRoutes(app, context);
+  reconciliationRoutes(app, context);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

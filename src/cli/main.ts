@@ -2,6 +2,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { serveCommand } from './serve.js';
 import { migrateCommand } from './migrate.js';
 import { workerCommand } from './worker.js';
+import { reconcileCommand } from './reconcile.js';
+import { importUsageCommand } from './import-usage.js';
 import { reportFatal } from './fatal.js';
 
 export function positiveInteger(value: string): number {
@@ -32,5 +34,18 @@ program
   .command('migrate')
   .description('apply pending database migrations (serve and worker also do at start)')
   .action(migrateCommand);
+
+program
+  .command('reconcile')
+  .description('one reconciliation run; exits 0 when clean, 1 when exceptions were found')
+  .option('--json', 'print the run as JSON')
+  .option('--repair', 'repair what has a keyed repair (stuck and dead events, expired holds, drifted projections)')
+  .action(reconcileCommand);
+
+program
+  .command('import-usage')
+  .description("import a provider's usage records (JSON lines or CSV) for reconciliation")
+  .argument('<file>', 'JSON lines {provider, provider_job_ref, usage} or CSV provider,provider_job_ref,<dimension>...')
+  .action(importUsageCommand);
 
 program.parseAsync(process.argv).catch(reportFatal);

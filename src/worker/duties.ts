@@ -1,10 +1,13 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { settle } from '../ledger/settle.js';
+import { reconcile } from '../reconcile/run.js';
 
 /** How often each periodic duty runs, across all workers together. */
 export const DUTY_INTERVAL_SECONDS = {
   cancel_grace: 2,
   idempotency_cleanup: 3600,
+  // TALLY_RECONCILE_INTERVAL_SECONDS=0 turns scheduled reconciliation off.
+  reconcile: Number(process.env.TALLY_RECONCILE_INTERVAL_SECONDS ?? 300),
 } as const;
 
 /** How long idempotency records are kept (CONTRACT: at least 7 days; credits for ever). */
@@ -22,10 +25,18 @@ async function claimDuty(db: Queryable, name: keyof typeof DUTY_INTERVAL_SECONDS
   return result.rowCount === 1;
 }
 
-export async function runDueDuties(pool: Pool, log: { info(obj: object, msg?: string): void }): Promise<void> {
+export async function runDueDuties(
+  pool: Pool,
+  log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void },
+): Promise<void> {
   if (await claimDuty(pool, 'cancel_grace')) {
     const released = await releaseAfterCancelGrace(pool);
     if (released > 0) log.info({ released }, 'released holds of jobs whose cancel grace passed');
+  }
+  if (DUTY_INTERVAL_SECONDS.reconcile > 0 && (await claimDuty(pool, 'reconcile'))) {
+    const run = await reconcile(pool);
+    const log_ = run.clean ? log.info.bind(log) : log.warn.bind(log);
+    log_({ run: run.id, exceptions: run.exceptions.length }, run.clean ? 'scheduled reconciliation: clean' : 'scheduled reconciliation found exceptions');
   }
   if (await claimDuty(pool, 'idempotency_cleanup')) {
     await pool.query(

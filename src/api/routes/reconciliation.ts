@@ -1,0 +1,89 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { isUuid } from '../../ids.js';
+import { withTransaction } from '../../db/transaction.js';
+import { findRun, reconcile, resolveException } from '../../reconcile/run.js';
+import { InvalidUsageFile, importProviderUsage, validateRecord } from '../../reconcile/provider-usage.js';
+import { requireAccess } from '../auth.js';
+import type { ApiContext } from '../context.js';
+import { ApiError, notFound } from '../errors.js';
+import { IdParams, bearerAuth, errors } from '../schemas.js';
+
+const RunView = Type.Object({}, { additionalProperties: true, description: '{id, clean, repair, exceptions: [{id, class, objects, detail, ...}], resolved_exceptions, repairs}' });
+
+export function reconciliationRoutes(app: FastifyInstance, { pool }: ApiContext): void {
+  const admin = requireAccess('admin', pool);
+
+  app.post<{ Body: { repair?: boolean } }>(
+    '/v1/reconciliation/runs',
+    {
+      preHandler: admin,
+      schema: {
+        summary: 'Run reconciliation now (optionally repairing through the normal keyed paths)',
+        tags: ['admin'],
+        security: bearerAuth,
+        body: Type.Optional(Type.Object({ repair: Type.Optional(Type.Boolean()) })),
+        response: { 201: RunView, ...errors(400, 401, 403) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await reconcile(pool, { repair: request.body?.repair ?? false })),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/reconciliation/runs/:id',
+    { preHandler: admin, schema: { summary: 'A stored reconciliation run', tags: ['admin'], security: bearerAuth, params: IdParams, response: { 200: RunView, ...errors(401, 403, 404) } } },
+    async (request) => {
+      const run = isUuid(request.params.id) ? await findRun(pool, request.params.id) : null;
+      if (!run) throw notFound('reconciliation run');
+      return run;
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: { note: string } }>(
+    '/v1/reconciliation/exceptions/:id/resolve',
+    {
+      preHandler: admin,
+      schema: {
+        summary: 'Mark an exception reviewed; it no longer counts against clean',
+        tags: ['admin'],
+        security: bearerAuth,
+        params: IdParams,
+        body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 2000 }) }),
+        response: { 200: Type.Object({}, { additionalProperties: true }), ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const resolved = isUuid(request.params.id) ? await resolveException(pool, request.params.id, request.body.note) : null;
+      if (!resolved) throw notFound('exception');
+      return resolved;
+    },
+  );
+
+  app.post<{ Body: { import_id: string; records: unknown[] } }>(
+    '/v1/provider-usage',
+    {
+      preHandler: admin,
+      schema: {
+        summary: 'Import the provider\'s own usage records, compared by reconciliation (idempotent per import_id)',
+        tags: ['admin'],
+        security: bearerAuth,
+        body: Type.Object({
+          import_id: Type.String({ minLength: 1, maxLength: 200 }),
+          records: Type.Array(Type.Object({ provider: Type.String(), provider_job_ref: Type.String(), usage: Type.Record(Type.String(), Type.Integer()) }), { maxItems: 10_000 }),
+        }),
+        response: { 201: Type.Object({ imported: Type.Integer(), already_imported: Type.Integer() }), ...errors(400, 401, 403) },
+      },
+    },
+    async (request, reply) => {
+      let records;
+      try {
+        records = request.body.records.map((r, i) => validateRecord(r, `records[${i}]`));
+      } catch (error) {
+        if (error instanceof InvalidUsageFile) throw new ApiError(400, 'invalid_request', error.message);
+        throw error;
+      }
+      const result = await withTransaction(pool, (tx) => importProviderUsage(tx, request.body.import_id, records));
+      return reply.code(201).send(result);
+    },
+  );
+}

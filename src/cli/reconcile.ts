@@ -1,0 +1,35 @@
+import { openDatabase } from '../db/connect.js';
+import { migrate } from '../db/migrate.js';
+import { reconcile, type ReconciliationRun } from '../reconcile/run.js';
+
+/** Exit 0 when clean, 1 when exceptions were found (CONTRACT.md). */
+export async function reconcileCommand(options: { json?: boolean; repair?: boolean }): Promise<void> {
+  const db = await openDatabase({ max: 4 });
+  let run: ReconciliationRun;
+  try {
+    await migrate(db.pool);
+    run = await reconcile(db.pool, { repair: options.repair ?? false });
+  } finally {
+    await db.close();
+  }
+  if (options.json) {
+    console.log(JSON.stringify(run, null, 2));
+  } else {
+    printRun(run);
+  }
+  process.exitCode = run.clean ? 0 : 1;
+}
+
+function printRun(run: ReconciliationRun): void {
+  for (const repair of run.repairs) console.log(`repaired ${repair.fingerprint}: ${repair.action} → ${repair.result}`);
+  if (run.clean) {
+    console.log(`reconciliation ${run.id}: clean${run.resolved_exceptions.length ? ` (${run.resolved_exceptions.length} reviewed exceptions)` : ''}`);
+    return;
+  }
+  console.log(`reconciliation ${run.id}: ${run.exceptions.length} exception(s)`);
+  for (const e of run.exceptions) {
+    console.log(`  ${e.class.padEnd(32)} ${JSON.stringify(e.objects)}  ${JSON.stringify(e.detail)}  [${e.id}]`);
+  }
+  console.log('Repairable classes (event_stuck, event_dead, hold_open_past_expiry, projection_drift): run with --repair.');
+  console.log('Others need review; resolve with POST /v1/reconciliation/exceptions/{id}/resolve.');
+}

@@ -1,0 +1,195 @@
+import type { Queryable } from '../db/pool.js';
+
+/** Every exception class reconciliation reports (CONTRACT.md). */
+export type ExceptionClass =
+  | 'terminal_job_without_settlement'
+  | 'settlement_without_entries'
+  | 'hold_captured_and_released'
+  | 'hold_open_past_expiry'
+  | 'event_stuck'
+  | 'event_dead'
+  | 'projection_drift'
+  | 'currency_sum_nonzero'
+  | 'usage_mismatch'
+  | 'event_key_conflict'
+  | 'event_mismatch'
+  | 'late_success_after_release'
+  | 'late_usage_after_release'
+  | 'usage_exceeds_reservation'
+  | 'wallet_overdrawn';
+
+export interface Finding {
+  class: ExceptionClass;
+  /** the same inconsistency found again has the same fingerprint: it is the same exception */
+  fingerprint: string;
+  objects: Record<string, unknown>;
+  detail: Record<string, unknown>;
+}
+
+/** An event pending or claimed for longer than this is stuck. */
+export const EVENT_STUCK_SECONDS = 300;
+
+/** The four projection columns recomputed from the immutable entries. */
+export const PROJECTION_FROM_ENTRIES = `
+  select account_id,
+         sum(debits_pending) as debits_pending, sum(debits_posted) as debits_posted,
+         sum(credits_pending) as credits_pending, sum(credits_posted) as credits_posted
+  from (
+    select debit_account_id as account_id,
+           case flags when 'pending' then amount when 'posted' then 0 else -amount end as debits_pending,
+           case when flags in ('posted', 'post_pending') then amount else 0 end as debits_posted,
+           0::bigint as credits_pending, 0::bigint as credits_posted
+    from ledger_entries
+    union all
+    select credit_account_id,
+           0, 0,
+           case flags when 'pending' then amount when 'posted' then 0 else -amount end,
+           case when flags in ('posted', 'post_pending') then amount else 0 end
+    from ledger_entries
+  ) movements
+  group by account_id`;
+
+interface Check {
+  class: ExceptionClass;
+  /** set-based SQL returning (key text, objects jsonb, detail jsonb) */
+  sql: string;
+}
+
+/**
+ * One set-based query per class, over indexes where the table is large. Read-only:
+ * the repairs live in repair.ts and go through the normal keyed paths.
+ */
+const CHECKS: Check[] = [
+  {
+    class: 'terminal_job_without_settlement',
+    sql: `select j.id::text as key, jsonb_build_object('job_id', j.id, 'tenant_id', j.tenant_id) as objects,
+                 jsonb_build_object('state', j.state) as detail
+          from jobs j
+          where j.state in ('captured', 'released')
+            and not exists (select 1 from settlements s where s.job_id = j.id and s.charge_type in ('capture', 'release'))`,
+  },
+  {
+    class: 'settlement_without_entries',
+    sql: `select s.settlement_key as key, jsonb_build_object('settlement_key', s.settlement_key, 'job_id', s.job_id) as objects,
+                 jsonb_build_object('charge_type', s.charge_type, 'amount', s.amount::text, 'missing', missing.types) as detail
+          from settlements s
+          cross join lateral (
+            select array_agg(expected.entry_type) as types
+            from (values
+              ('capture', s.charge_type = 'capture' and s.amount > 0),
+              ('release_remainder', s.charge_type = 'capture' and s.remainder > 0),
+              ('release', s.charge_type = 'release' and s.amount > 0),
+              ('adjustment', s.charge_type = 'adjustment' and s.amount <> 0)
+            ) as expected(entry_type, wanted)
+            where expected.wanted
+              and not exists (select 1 from ledger_entries e where e.settlement_key = s.settlement_key and e.entry_type = expected.entry_type)
+          ) missing
+          where missing.types is not null`,
+  },
+  {
+    class: 'hold_captured_and_released',
+    sql: `select s.job_id::text as key, jsonb_build_object('job_id', s.job_id) as objects,
+                 jsonb_build_object('settlements', jsonb_agg(s.settlement_key order by s.settlement_key)) as detail
+          from settlements s where s.charge_type in ('capture', 'release')
+          group by s.job_id having count(distinct s.charge_type) > 1`,
+  },
+  {
+    class: 'hold_open_past_expiry',
+    sql: `select h.job_id::text as key, jsonb_build_object('job_id', h.job_id, 'wallet_id', h.wallet_id) as objects,
+                 jsonb_build_object('amount', h.amount::text, 'expires_at', h.expires_at) as detail
+          from holds h where h.resolved_by is null and h.expires_at < now()`,
+  },
+  {
+    class: 'event_stuck',
+    sql: `select e.provider || '/' || e.event_key as key,
+                 jsonb_build_object('provider', e.provider, 'event_key', e.event_key, 'job_id', e.job_id) as objects,
+                 jsonb_build_object('state', e.state, 'attempts', e.attempts, 'received_at', e.received_at, 'last_error', e.last_error) as detail
+          from webhook_events e
+          where e.state in ('pending', 'processing') and e.received_at < now() - make_interval(secs => ${EVENT_STUCK_SECONDS})`,
+  },
+  {
+    class: 'event_dead',
+    sql: `select e.provider || '/' || e.event_key as key,
+                 jsonb_build_object('provider', e.provider, 'event_key', e.event_key, 'job_id', e.job_id) as objects,
+                 jsonb_build_object('attempts', e.attempts, 'last_error', e.last_error) as detail
+          from webhook_events e where e.state = 'dead'`,
+  },
+  {
+    class: 'projection_drift',
+    sql: `with sums as (${PROJECTION_FROM_ENTRIES})
+          select a.id::text as key, jsonb_build_object('account_id', a.id, 'tenant_id', a.tenant_id, 'kind', a.kind) as objects,
+                 jsonb_build_object(
+                   'projection', jsonb_build_array(a.debits_pending::text, a.debits_posted::text, a.credits_pending::text, a.credits_posted::text),
+                   'entries', jsonb_build_array(coalesce(s.debits_pending, 0)::text, coalesce(s.debits_posted, 0)::text,
+                                                coalesce(s.credits_pending, 0)::text, coalesce(s.credits_posted, 0)::text)) as detail
+          from accounts a left join sums s on s.account_id = a.id
+          where (a.debits_pending, a.debits_posted, a.credits_pending, a.credits_posted)
+                is distinct from (coalesce(s.debits_pending, 0), coalesce(s.debits_posted, 0), coalesce(s.credits_pending, 0), coalesce(s.credits_posted, 0))`,
+  },
+  {
+    class: 'currency_sum_nonzero',
+    sql: `select a.currency as key, jsonb_build_object('currency', a.currency) as objects,
+                 jsonb_build_object('posted_sum', sum(a.credits_posted - a.debits_posted)::text,
+                                    'pending_sum', sum(a.credits_pending - a.debits_pending)::text) as detail
+          from accounts a group by a.currency
+          having sum(a.credits_posted - a.debits_posted) <> 0 or sum(a.credits_pending - a.debits_pending) <> 0`,
+  },
+  {
+    class: 'usage_mismatch',
+    sql: `with latest_import as (
+            select distinct on (provider, provider_job_ref) provider, provider_job_ref, usage, import_id
+            from provider_usage order by provider, provider_job_ref, imported_at desc, import_id desc
+          ), accepted as (
+            select distinct on (s.job_id) s.job_id, s.snapshot->'usage' as usage
+            from settlements s where s.snapshot is not null
+            order by s.job_id, s.version desc, s.created_at desc
+          )
+          select j.id::text as key, jsonb_build_object('job_id', j.id, 'provider', j.provider, 'provider_job_ref', j.provider_job_ref) as objects,
+                 jsonb_build_object('accepted', a.usage, 'provider_reported', i.usage, 'import_id', i.import_id) as detail
+          from latest_import i
+          join jobs j on j.provider = i.provider and j.provider_job_ref = i.provider_job_ref
+          left join accepted a on a.job_id = j.id
+          where a.usage is distinct from i.usage`,
+  },
+  {
+    class: 'event_key_conflict',
+    sql: `select d.provider || '/' || d.event_key as key,
+                 jsonb_build_object('provider', d.provider, 'event_key', d.event_key, 'job_id', min(d.job_id::text)) as objects,
+                 jsonb_build_object('deliveries', count(*), 'last_received_at', max(d.received_at)) as detail
+          from delivery_attempts d where d.outcome = 'event_key_conflict'
+          group by d.provider, d.event_key`,
+  },
+  {
+    class: 'event_mismatch',
+    sql: `select d.provider || '/' || d.event_key as key,
+                 jsonb_build_object('provider', d.provider, 'event_key', d.event_key, 'job_id', min(d.job_id::text)) as objects,
+                 jsonb_build_object('deliveries', count(*), 'mismatch', min(d.detail->>'mismatch')) as detail
+          from delivery_attempts d where d.outcome = 'event_mismatch'
+          group by d.provider, d.event_key`,
+  },
+  ...(['late_success_after_release', 'late_usage_after_release', 'usage_exceeds_reservation'] as const).map(
+    (alert): Check => ({
+      class: alert,
+      sql: `select a.source as key, jsonb_build_object('job_id', a.job_id, 'tenant_id', a.tenant_id, 'source', a.source) as objects,
+                   coalesce(a.detail, '{}') as detail
+            from alerts a where a.class = '${alert}'`,
+    }),
+  ),
+  {
+    class: 'wallet_overdrawn',
+    sql: `select a.id::text as key, jsonb_build_object('wallet_id', a.id, 'tenant_id', a.tenant_id) as objects,
+                 jsonb_build_object('balance', (a.credits_posted - a.debits_posted)::text, 'currency', a.currency) as detail
+          from accounts a where a.kind = 'wallet' and a.credits_posted - a.debits_posted < 0`,
+  },
+];
+
+export async function findInconsistencies(db: Queryable): Promise<Finding[]> {
+  const findings: Finding[] = [];
+  for (const check of CHECKS) {
+    const result = await db.query<{ key: string; objects: Record<string, unknown>; detail: Record<string, unknown> }>(check.sql);
+    for (const row of result.rows) {
+      findings.push({ class: check.class, fingerprint: `${check.class}:${row.key}`, objects: row.objects, detail: row.detail });
+    }
+  }
+  return findings;
+}

@@ -1,0 +1,129 @@
+import type { Pool, Queryable } from '../db/pool.js';
+import { withTransaction } from '../db/transaction.js';
+import { newId } from '../ids.js';
+import { findInconsistencies, type ExceptionClass, type Finding } from './checks.js';
+import { repair, type RepairAction } from './repair.js';
+
+export interface ReconciliationException {
+  id: string;
+  class: ExceptionClass;
+  objects: Record<string, unknown>;
+  detail: Record<string, unknown>;
+  first_seen_at: string;
+  last_seen_at: string;
+  resolved: boolean;
+  resolution_note: string | null;
+}
+
+export interface ReconciliationRun {
+  id: string;
+  clean: boolean;
+  repair: boolean;
+  started_at: string;
+  finished_at: string;
+  /** open (unresolved) exceptions found by this run */
+  exceptions: ReconciliationException[];
+  /** exceptions found by this run that an operator already resolved */
+  resolved_exceptions: ReconciliationException[];
+  repairs: RepairAction[];
+}
+
+/**
+ * One reconciliation run: find every inconsistency, repair what has a keyed repair
+ * (when asked), look again, and store the run. The same inconsistency found again is
+ * the same exception row (by fingerprint); one no longer found is marked cleared.
+ * `clean` is true when no exception found by this run is unresolved.
+ */
+export async function reconcile(pool: Pool, options: { repair?: boolean } = {}): Promise<ReconciliationRun> {
+  const id = newId();
+  const startedAt = new Date();
+  let repairs: RepairAction[] = [];
+  if (options.repair) repairs = await repair(pool, await findInconsistencies(pool));
+  const findings = await findInconsistencies(pool);
+  const exceptions = await withTransaction(pool, (tx) => recordFindings(tx, id, findings));
+  const open = exceptions.filter((e) => !e.resolved);
+  const run: ReconciliationRun = {
+    id,
+    clean: open.length === 0,
+    repair: options.repair ?? false,
+    started_at: startedAt.toISOString(),
+    finished_at: new Date().toISOString(),
+    exceptions: open,
+    resolved_exceptions: exceptions.filter((e) => e.resolved),
+    repairs,
+  };
+  await pool.query(
+    `insert into reconciliation_runs (id, repair, clean, started_at, finished_at, summary) values ($1, $2, $3, $4, $5, $6)`,
+    [id, run.repair, run.clean, startedAt, run.finished_at, JSON.stringify(run)],
+  );
+  return run;
+}
+
+interface ExceptionRow {
+  id: string;
+  class: ExceptionClass;
+  objects: Record<string, unknown>;
+  detail: Record<string, unknown>;
+  first_seen_at: Date;
+  last_seen_at: Date;
+  resolved_at: Date | null;
+  resolution_note: string | null;
+}
+
+async function recordFindings(tx: Queryable, runId: string, findings: Finding[]): Promise<ReconciliationException[]> {
+  const rows = await tx.query<ExceptionRow>(
+    `insert into reconciliation_exceptions (id, class, fingerprint, objects, detail, first_run_id, last_run_id)
+     select f.id, f.class, f.fingerprint, f.objects, f.detail, $1, $1
+     from unnest($2::uuid[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[]) as f(id, class, fingerprint, objects, detail)
+     on conflict on constraint reconciliation_exceptions_fingerprint_key do update
+       set last_run_id = excluded.last_run_id, last_seen_at = now(), detail = excluded.detail, cleared_at = null
+     returning id, class, objects, detail, first_seen_at, last_seen_at, resolved_at, resolution_note`,
+    [
+      runId,
+      findings.map(() => newId()),
+      findings.map((f) => f.class),
+      findings.map((f) => f.fingerprint),
+      findings.map((f) => JSON.stringify(f.objects)),
+      findings.map((f) => JSON.stringify(f.detail)),
+    ],
+  );
+  await tx.query(`update reconciliation_exceptions set cleared_at = now() where cleared_at is null and last_run_id <> $1`, [runId]);
+  return rows.rows
+    .map((row) => ({
+      id: row.id,
+      class: row.class,
+      objects: row.objects,
+      detail: row.detail,
+      first_seen_at: row.first_seen_at.toISOString(),
+      last_seen_at: row.last_seen_at.toISOString(),
+      resolved: row.resolved_at !== null,
+      resolution_note: row.resolution_note,
+    }))
+    .sort((a, b) => a.class.localeCompare(b.class) || a.id.localeCompare(b.id));
+}
+
+export async function findRun(db: Queryable, id: string): Promise<ReconciliationRun | null> {
+  const result = await db.query<{ summary: ReconciliationRun }>('select summary from reconciliation_runs where id = $1', [id]);
+  return result.rows[0]?.summary ?? null;
+}
+
+/** An operator's review: the exception no longer counts against `clean`. */
+export async function resolveException(db: Queryable, id: string, note: string): Promise<ReconciliationException | null> {
+  const result = await db.query<ExceptionRow>(
+    `update reconciliation_exceptions set resolved_at = coalesce(resolved_at, now()), resolution_note = $2 where id = $1
+     returning id, class, objects, detail, first_seen_at, last_seen_at, resolved_at, resolution_note`,
+    [id, note],
+  );
+  const row = result.rows[0];
+  if (!row) return null;
+  return {
+    id: row.id,
+    class: row.class,
+    objects: row.objects,
+    detail: row.detail,
+    first_seen_at: row.first_seen_at.toISOString(),
+    last_seen_at: row.last_seen_at.toISOString(),
+    resolved: true,
+    resolution_note: row.resolution_note,
+  };
+}
