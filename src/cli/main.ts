@@ -4,6 +4,7 @@ import { migrateCommand } from './migrate.js';
 import { workerCommand } from './worker.js';
 import { reconcileCommand } from './reconcile.js';
 import { importUsageCommand } from './import-usage.js';
+import { demoCommand } from './demo.js';
 import { reportFatal } from './fatal.js';
 
 export function positiveInteger(value: string): number {
@@ -47,5 +48,13 @@ program
   .description("import a provider's usage records (JSON lines or CSV) for reconciliation")
   .argument('<file>', 'JSON lines {provider, provider_job_ref, usage} or CSV provider,provider_job_ref,<dimension>...')
   .action(importUsageCommand);
+
+program
+  .command('demo')
+  .description('embedded database, server, workers and a chaotic simulated provider; prints what was billed')
+  .option('--jobs <n>', 'jobs to run', positiveInteger, 300)
+  .option('--seed <n>', 'seed of the chaos (default: random, printed)', positiveInteger)
+  .option('--concurrency <n>', 'deliveries in flight', positiveInteger, 32)
+  .action(demoCommand);
 
 program.parseAsync(process.argv).catch(reportFatal);
