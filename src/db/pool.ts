@@ -29,5 +29,12 @@ export function createPool(url: string, options: PoolOptions = {}): Pool {
   });
   // An idle client losing its connection must not crash the process; the pool drops it.
   pool.on('error', () => {});
+  // Nor may a checked-out one: pg emits 'error' on the client when its connection ends
+  // (a COMMIT cut off, a restarted server), and pg-pool listens only while the client
+  // is idle. The failure still reaches the caller through the query that rejects
+  // (ConnectionLost), and the client, no longer queryable, is discarded on release.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   return pool;
 }
