@@ -2,15 +2,30 @@ import { openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { reconcile, type ReconciliationRun } from '../reconcile/run.js';
 
-/** Exit 0 when clean, 1 when exceptions were found (CONTRACT.md). */
+/** Exit status when the run itself failed (database unreachable, …): neither clean nor "exceptions found". */
+export const RECONCILE_FAILED_EXIT_CODE = 2;
+
+/**
+ * Exit 0 when clean, 1 when exceptions were found (CONTRACT.md). A run that could not
+ * be made at all exits 2, so a scheduler never mistakes an outage for a finding, or a
+ * finding for an outage.
+ */
 export async function reconcileCommand(options: { json?: boolean; repair?: boolean }): Promise<void> {
-  const db = await openDatabase({ max: 4 });
   let run: ReconciliationRun;
   try {
-    await migrate(db.pool);
-    run = await reconcile(db.pool, { repair: options.repair ?? false });
-  } finally {
-    await db.close();
+    const db = await openDatabase({ max: 4 });
+    try {
+      await migrate(db.pool);
+      run = await reconcile(db.pool, { repair: options.repair ?? false });
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`tally reconcile: the run failed, nothing was checked: ${message}`);
+    if (process.env.LOG_LEVEL === 'debug' && error instanceof Error) console.error(error.stack);
+    process.exitCode = RECONCILE_FAILED_EXIT_CODE;
+    return;
   }
   if (options.json) {
     console.log(JSON.stringify(run, null, 2));

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { SCALE } from '../money/index.js';
 
 /** Every exception class reconciliation reports (CONTRACT.md). */
 export type ExceptionClass =
@@ -29,8 +30,16 @@ export interface Finding {
 /** An event pending or claimed for longer than this is stuck. */
 export const EVENT_STUCK_SECONDS = 300;
 
-/** The four projection columns recomputed from the immutable entries. */
-export const PROJECTION_FROM_ENTRIES = `
+/**
+ * The four projection columns recomputed from the immutable entries, per account (with
+ * the flag semantics of transfers: posted → posted; pending → pending; post_pending →
+ * pending −a, posted +a; void_pending → pending −a). With `accountParam` (e.g. '$1'),
+ * only that account's entries are read, over the debit/credit indexes.
+ */
+export function projectionFromEntries(accountParam?: string): string {
+  const debit = accountParam ? `where debit_account_id = ${accountParam}` : '';
+  const credit = accountParam ? `where credit_account_id = ${accountParam}` : '';
+  return `
   select account_id,
          sum(debits_pending) as debits_pending, sum(debits_posted) as debits_posted,
          sum(credits_pending) as credits_pending, sum(credits_posted) as credits_posted
@@ -39,15 +48,34 @@ export const PROJECTION_FROM_ENTRIES = `
            case flags when 'pending' then amount when 'posted' then 0 else -amount end as debits_pending,
            case when flags in ('posted', 'post_pending') then amount else 0 end as debits_posted,
            0::bigint as credits_pending, 0::bigint as credits_posted
-    from ledger_entries
+    from ledger_entries ${debit}
     union all
     select credit_account_id,
            0, 0,
            case flags when 'pending' then amount when 'posted' then 0 else -amount end,
            case when flags in ('posted', 'post_pending') then amount else 0 end
-    from ledger_entries
+    from ledger_entries ${credit}
   ) movements
   group by account_id`;
+}
+
+/**
+ * SQL for a bigint amount of micros as the wire's decimal string in major units, the
+ * same form as formatAmount ("12.500000", "-0.006000"): a run's answer is part of the
+ * HTTP API, where amounts are never raw micros.
+ */
+function amount(expression: string): string {
+  return `round((${expression})::numeric / ${10 ** SCALE}, ${SCALE})::text`;
+}
+
+/**
+ * Usage with zero-valued dimensions dropped: a dimension reported as 0 and one not
+ * reported are billed alike, so they must compare alike. jsonb is canonical (key
+ * order is not significant), so equal usage compares and prints equal.
+ */
+function nonzeroUsage(expression: string): string {
+  return `(select jsonb_object_agg(u.key, u.value) from jsonb_each(${expression}) u where u.value <> '0'::jsonb)`;
+}
 
 interface Check {
   class: ExceptionClass;
@@ -71,7 +99,7 @@ const CHECKS: Check[] = [
   {
     class: 'settlement_without_entries',
     sql: `select s.settlement_key as key, jsonb_build_object('settlement_key', s.settlement_key, 'job_id', s.job_id) as objects,
-                 jsonb_build_object('charge_type', s.charge_type, 'amount', s.amount::text, 'missing', missing.types) as detail
+                 jsonb_build_object('charge_type', s.charge_type, 'amount', ${amount('s.amount')}, 'missing', missing.types) as detail
           from settlements s
           cross join lateral (
             select array_agg(expected.entry_type) as types
@@ -96,7 +124,7 @@ const CHECKS: Check[] = [
   {
     class: 'hold_open_past_expiry',
     sql: `select h.job_id::text as key, jsonb_build_object('job_id', h.job_id, 'wallet_id', h.wallet_id) as objects,
-                 jsonb_build_object('amount', h.amount::text, 'expires_at', h.expires_at) as detail
+                 jsonb_build_object('amount', ${amount('h.amount')}, 'expires_at', h.expires_at) as detail
           from holds h where h.resolved_by is null and h.expires_at < now()`,
   },
   {
@@ -116,12 +144,12 @@ const CHECKS: Check[] = [
   },
   {
     class: 'projection_drift',
-    sql: `with sums as (${PROJECTION_FROM_ENTRIES})
+    sql: `with sums as (${projectionFromEntries()})
           select a.id::text as key, jsonb_build_object('account_id', a.id, 'tenant_id', a.tenant_id, 'kind', a.kind) as objects,
                  jsonb_build_object(
-                   'projection', jsonb_build_array(a.debits_pending::text, a.debits_posted::text, a.credits_pending::text, a.credits_posted::text),
-                   'entries', jsonb_build_array(coalesce(s.debits_pending, 0)::text, coalesce(s.debits_posted, 0)::text,
-                                                coalesce(s.credits_pending, 0)::text, coalesce(s.credits_posted, 0)::text)) as detail
+                   'projection', jsonb_build_array(${amount('a.debits_pending')}, ${amount('a.debits_posted')}, ${amount('a.credits_pending')}, ${amount('a.credits_posted')}),
+                   'entries', jsonb_build_array(${amount('coalesce(s.debits_pending, 0)')}, ${amount('coalesce(s.debits_posted, 0)')},
+                                                ${amount('coalesce(s.credits_pending, 0)')}, ${amount('coalesce(s.credits_posted, 0)')})) as detail
           from accounts a left join sums s on s.account_id = a.id
           where (a.debits_pending, a.debits_posted, a.credits_pending, a.credits_posted)
                 is distinct from (coalesce(s.debits_pending, 0), coalesce(s.debits_posted, 0), coalesce(s.credits_pending, 0), coalesce(s.credits_posted, 0))`,
@@ -129,12 +157,19 @@ const CHECKS: Check[] = [
   {
     class: 'currency_sum_nonzero',
     sql: `select a.currency as key, jsonb_build_object('currency', a.currency) as objects,
-                 jsonb_build_object('posted_sum', sum(a.credits_posted - a.debits_posted)::text,
-                                    'pending_sum', sum(a.credits_pending - a.debits_pending)::text) as detail
+                 jsonb_build_object('posted_sum', ${amount('sum(a.credits_posted - a.debits_posted)')},
+                                    'pending_sum', ${amount('sum(a.credits_pending - a.debits_pending)')}) as detail
           from accounts a group by a.currency
           having sum(a.credits_posted - a.debits_posted) <> 0 or sum(a.credits_pending - a.debits_pending) <> 0`,
   },
   {
+    // The newest import per (provider, job ref) against the newest usage we applied
+    // (the capture's, or the highest adjustment's); zero dimensions count as absent.
+    // Usage the provider reports for a job we billed nothing for — released, not
+    // settled yet, or no job with that ref at all — is a mismatch too: the provider
+    // says work was done. The fingerprint includes both usages, so the same
+    // disagreement found again is the same exception, and different numbers (a newer
+    // import, a correction) are a new one.
     class: 'usage_mismatch',
     sql: `with latest_import as (
             select distinct on (provider, provider_job_ref) provider, provider_job_ref, usage, import_id
@@ -143,13 +178,20 @@ const CHECKS: Check[] = [
             select distinct on (s.job_id) s.job_id, s.snapshot->'usage' as usage
             from settlements s where s.snapshot is not null
             order by s.job_id, s.version desc, s.created_at desc
+          ), compared as (
+            select i.provider, i.provider_job_ref, i.import_id, i.usage as reported, j.id as job_id, a.usage as accepted,
+                   coalesce(${nonzeroUsage('i.usage')}, '{}') as reported_nonzero,
+                   coalesce(${nonzeroUsage('a.usage')}, '{}') as accepted_nonzero
+            from latest_import i
+            left join jobs j on j.provider = i.provider and j.provider_job_ref = i.provider_job_ref
+            left join accepted a on a.job_id = j.id
           )
-          select j.id::text as key, jsonb_build_object('job_id', j.id, 'provider', j.provider, 'provider_job_ref', j.provider_job_ref) as objects,
-                 jsonb_build_object('accepted', a.usage, 'provider_reported', i.usage, 'import_id', i.import_id) as detail
-          from latest_import i
-          join jobs j on j.provider = i.provider and j.provider_job_ref = i.provider_job_ref
-          left join accepted a on a.job_id = j.id
-          where a.usage is distinct from i.usage`,
+          select coalesce(c.job_id::text, c.provider || '/' || c.provider_job_ref) || ':'
+                   || md5(c.accepted_nonzero::text || ' ' || c.reported_nonzero::text) as key,
+                 jsonb_build_object('job_id', c.job_id, 'provider', c.provider, 'provider_job_ref', c.provider_job_ref) as objects,
+                 jsonb_build_object('accepted', c.accepted, 'provider_reported', c.reported, 'import_id', c.import_id) as detail
+          from compared c
+          where c.accepted_nonzero <> c.reported_nonzero`,
   },
   {
     class: 'event_key_conflict',
@@ -178,14 +220,17 @@ const CHECKS: Check[] = [
   {
     class: 'wallet_overdrawn',
     sql: `select a.id::text as key, jsonb_build_object('wallet_id', a.id, 'tenant_id', a.tenant_id) as objects,
-                 jsonb_build_object('balance', (a.credits_posted - a.debits_posted)::text, 'currency', a.currency) as detail
+                 jsonb_build_object('balance', ${amount('a.credits_posted - a.debits_posted')}, 'currency', a.currency) as detail
           from accounts a where a.kind = 'wallet' and a.credits_posted - a.debits_posted < 0`,
   },
 ];
 
-export async function findInconsistencies(db: Queryable): Promise<Finding[]> {
+export const EXCEPTION_CLASSES: readonly ExceptionClass[] = [...new Set(CHECKS.map((c) => c.class))];
+
+/** Every inconsistency of the given classes (all of them by default), one query per class. */
+export async function findInconsistencies(db: Queryable, classes: readonly ExceptionClass[] = EXCEPTION_CLASSES): Promise<Finding[]> {
   const findings: Finding[] = [];
-  for (const check of CHECKS) {
+  for (const check of CHECKS.filter((c) => classes.includes(c.class))) {
     const result = await db.query<{ key: string; objects: Record<string, unknown>; detail: Record<string, unknown> }>(check.sql);
     for (const row of result.rows) {
       findings.push({ class: check.class, fingerprint: `${check.class}:${row.key}`, objects: row.objects, detail: row.detail });

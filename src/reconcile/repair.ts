@@ -4,7 +4,7 @@ import { settle } from '../ledger/settle.js';
 import { settleEvent } from '../worker/settle-event.js';
 import type { ClaimedEvent } from '../worker/queue.js';
 import { DEFAULT_LEASE_SECONDS } from '../worker/worker.js';
-import { PROJECTION_FROM_ENTRIES, type Finding } from './checks.js';
+import { projectionFromEntries, type Finding } from './checks.js';
 
 export interface RepairAction {
   class: string;
@@ -19,28 +19,45 @@ export interface RepairAction {
  * its fencing token); an expired hold is released through settle() with its own key;
  * a drifted projection is rebuilt from the immutable entries. Everything else needs a
  * person.
+ *
+ * Order matters: events first, so a completion that was stuck settles (captures)
+ * before its job's expired hold is considered; an expired hold whose job still has an
+ * unsettled event (pending, claimed or dead) is left open — the event wins over the
+ * expiry, as it does over the cancel grace, and a dead letter never drops money.
  */
 export async function repair(pool: Pool, findings: Finding[]): Promise<RepairAction[]> {
   const actions: RepairAction[] = [];
-  for (const finding of findings) {
+  const inOrder = [...findings].sort((a, b) => REPAIR_ORDER.indexOf(a.class) - REPAIR_ORDER.indexOf(b.class));
+  for (const finding of inOrder) {
+    // One repair failing (a state no keyed path can fix) is reported in the run and
+    // does not stop the others, nor the run.
+    const attempt = async (action: string, perform: () => Promise<string>) => {
+      let result: string;
+      try {
+        result = await perform();
+      } catch (error) {
+        result = `failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+      }
+      actions.push({ class: finding.class, fingerprint: finding.fingerprint, action, result });
+    };
     switch (finding.class) {
       case 'event_stuck':
       case 'event_dead': {
         const { provider, event_key } = finding.objects as { provider: string; event_key: string };
-        const result = await redriveEvent(pool, provider, event_key, finding.class === 'event_dead');
-        actions.push({ class: finding.class, fingerprint: finding.fingerprint, action: 'settle_event', result });
+        await attempt('settle_event', () => redriveEvent(pool, provider, event_key, finding.class === 'event_dead'));
         break;
       }
       case 'hold_open_past_expiry': {
         const { job_id } = finding.objects as { job_id: string };
-        const result = await settle(pool, { jobId: job_id, event: { type: 'hold.expired' } });
-        actions.push({ class: finding.class, fingerprint: finding.fingerprint, action: 'release_hold', result: result.reason ?? result.outcome });
+        await attempt('release_hold', () => releaseExpiredHold(pool, job_id));
         break;
       }
       case 'projection_drift': {
         const { account_id } = finding.objects as { account_id: string };
-        await rebuildProjection(pool, account_id);
-        actions.push({ class: finding.class, fingerprint: finding.fingerprint, action: 'rebuild_projection', result: 'rebuilt' });
+        await attempt('rebuild_projection', async () => {
+          await rebuildProjection(pool, account_id);
+          return 'rebuilt';
+        });
         break;
       }
       default:
@@ -48,6 +65,24 @@ export async function repair(pool: Pool, findings: Finding[]): Promise<RepairAct
     }
   }
   return actions;
+}
+
+const REPAIR_ORDER: readonly string[] = ['event_dead', 'event_stuck', 'projection_drift', 'hold_open_past_expiry'];
+
+/**
+ * Releases an expired hold with its own key (…:release:1) through settle(), unless an
+ * event of the job is still to be settled. The check runs just before the settlement,
+ * not under the job's lock: an event accepted in between is settled afterwards as a
+ * late one and flagged (late_success_after_release), never silently lost.
+ */
+async function releaseExpiredHold(pool: Pool, jobId: string): Promise<string> {
+  const waiting = await pool.query<{ state: string }>(
+    `select state from webhook_events where job_id = $1 and state in ('pending', 'processing', 'dead') order by seq limit 1`,
+    [jobId],
+  );
+  if (waiting.rows[0]) return `skipped: an event of the job is ${waiting.rows[0].state}; it is settled first`;
+  const result = await settle(pool, { jobId, event: { type: 'hold.expired' } });
+  return result.reason ?? result.outcome;
 }
 
 /**
@@ -75,14 +110,15 @@ async function redriveEvent(pool: Pool, provider: string, eventKey: string, rese
 
 async function rebuildProjection(pool: Pool, accountId: string): Promise<void> {
   await withTransaction(pool, async (tx) => {
-    // Lock the account first, so no settlement moves it while we sum.
+    // Lock the account first, so no settlement moves it while we sum. Read committed:
+    // the sums below see every entry committed before the lock was granted, and a
+    // settlement still to come waits for this lock, then adds its own deltas.
     await tx.query('select id from accounts where id = $1 for update', [accountId]);
     await tx.query(
-      `with sums as (${PROJECTION_FROM_ENTRIES})
-       update accounts a set
+      `update accounts a set
          debits_pending = coalesce(s.debits_pending, 0), debits_posted = coalesce(s.debits_posted, 0),
          credits_pending = coalesce(s.credits_pending, 0), credits_posted = coalesce(s.credits_posted, 0)
-       from (select $1::uuid as id) target left join sums s on s.account_id = target.id
+       from (select $1::uuid as id) target left join (${projectionFromEntries('$1')}) s on s.account_id = target.id
        where a.id = target.id`,
       [accountId],
     );

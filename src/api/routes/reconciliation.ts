@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { isUuid } from '../../ids.js';
-import { withTransaction } from '../../db/transaction.js';
 import { findRun, reconcile, resolveException } from '../../reconcile/run.js';
-import { InvalidUsageFile, importProviderUsage, validateRecord } from '../../reconcile/provider-usage.js';
+import { ImportIdReused, InvalidUsageFile, importProviderUsage, validateRecord, type UsageRecord } from '../../reconcile/provider-usage.js';
 import { requireAccess } from '../auth.js';
 import type { ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import { IdParams, bearerAuth, errors } from '../schemas.js';
+import { runIdempotent } from '../idempotency.js';
+import { IdParams, IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
 
 const RunView = Type.Object({}, { additionalProperties: true, description: '{id, clean, repair, exceptions: [{id, class, objects, detail, ...}], resolved_exceptions, repairs}' });
 
@@ -17,21 +17,30 @@ export function reconciliationRoutes(app: FastifyInstance, { pool }: ApiContext)
   app.post<{ Body: { repair?: boolean } }>(
     '/v1/reconciliation/runs',
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         summary: 'Run reconciliation now (optionally repairing through the normal keyed paths)',
         tags: ['admin'],
         security: bearerAuth,
+        headers: IdempotencyHeader,
         body: Type.Optional(Type.Object({ repair: Type.Optional(Type.Boolean()) })),
-        response: { 201: RunView, ...errors(400, 401, 403) },
+        response: { 201: RunView, ...errors(400, 401, 403, 409, 422) },
       },
     },
-    async (request, reply) => reply.code(201).send(await reconcile(pool, { repair: request.body?.repair ?? false })),
+    async (request, reply) => {
+      // The run uses its own short transactions (and, repairing, settle()'s): it must not
+      // sit inside the idempotency transaction, whose connection would idle for the whole
+      // run. So it runs first; with an Idempotency-Key whose first answer is stored, that
+      // answer is replayed instead (this extra run changed nothing: runs only record, and
+      // repairs go through keyed paths that do nothing the second time).
+      const run = await reconcile(pool, { repair: request.body?.repair ?? false });
+      return runIdempotent(pool, request, reply, { required: false }, async () => ({ status: 201, body: run }));
+    },
   );
 
   app.get<{ Params: { id: string } }>(
     '/v1/reconciliation/runs/:id',
-    { preHandler: admin, schema: { summary: 'A stored reconciliation run', tags: ['admin'], security: bearerAuth, params: IdParams, response: { 200: RunView, ...errors(401, 403, 404) } } },
+    { onRequest: admin, schema: { summary: 'A stored reconciliation run', tags: ['admin'], security: bearerAuth, params: IdParams, response: { 200: RunView, ...errors(401, 403, 404) } } },
     async (request) => {
       const run = isUuid(request.params.id) ? await findRun(pool, request.params.id) : null;
       if (!run) throw notFound('reconciliation run');
@@ -42,7 +51,7 @@ export function reconciliationRoutes(app: FastifyInstance, { pool }: ApiContext)
   app.post<{ Params: { id: string }; Body: { note: string } }>(
     '/v1/reconciliation/exceptions/:id/resolve',
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         summary: 'Mark an exception reviewed; it no longer counts against clean',
         tags: ['admin'],
@@ -62,28 +71,36 @@ export function reconciliationRoutes(app: FastifyInstance, { pool }: ApiContext)
   app.post<{ Body: { import_id: string; records: unknown[] } }>(
     '/v1/provider-usage',
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         summary: 'Import the provider\'s own usage records, compared by reconciliation (idempotent per import_id)',
         tags: ['admin'],
         security: bearerAuth,
+        headers: IdempotencyHeader,
         body: Type.Object({
           import_id: Type.String({ minLength: 1, maxLength: 200 }),
           records: Type.Array(Type.Object({ provider: Type.String(), provider_job_ref: Type.String(), usage: Type.Record(Type.String(), Type.Integer()) }), { maxItems: 10_000 }),
         }),
-        response: { 201: Type.Object({ imported: Type.Integer(), already_imported: Type.Integer() }), ...errors(400, 401, 403) },
+        response: { 201: Type.Object({ imported: Type.Integer(), already_imported: Type.Integer() }), ...errors(400, 401, 403, 409, 422) },
       },
     },
     async (request, reply) => {
-      let records;
+      let records: UsageRecord[];
       try {
         records = request.body.records.map((r, i) => validateRecord(r, `records[${i}]`));
       } catch (error) {
         if (error instanceof InvalidUsageFile) throw new ApiError(400, 'invalid_request', error.message);
         throw error;
       }
-      const result = await withTransaction(pool, (tx) => importProviderUsage(tx, request.body.import_id, records));
-      return reply.code(201).send(result);
+      return runIdempotent(pool, request, reply, { required: false }, async (tx) => {
+        try {
+          return { status: 201, body: await importProviderUsage(tx, request.body.import_id, records) };
+        } catch (error) {
+          if (error instanceof InvalidUsageFile) throw new ApiError(400, 'invalid_request', error.message);
+          if (error instanceof ImportIdReused) throw new ApiError(422, 'import_id_reused', error.message);
+          throw error;
+        }
+      });
     },
   );
 }
