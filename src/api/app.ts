@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Pool } from '../db/pool.js';
 import { ErrorResponse } from './schemas.js';
-import { installErrorHandler } from './errors.js';
+import { frameworkError, installErrorHandler } from './errors.js';
 import { registerHealth } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { ApiContext } from './context.js';
@@ -29,6 +29,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       redact: ['req.headers.authorization', 'req.headers["webhook-signature"]', 'req.headers["x-fal-webhook-signature"]'],
     },
     bodyLimit: 1024 * 1024,
+    // Long enough for any model name (200 characters, percent-encoded); a longer or
+    // badly encoded path parameter is answered by frameworkError in the usual shape.
+    routerOptions: { maxParamLength: 4096 },
+    frameworkErrors: frameworkError,
     ajv: {
       // Amounts must arrive as strings: no coercion of 12 into "12". Query strings are
       // declared as strings and parsed by the routes.

@@ -56,7 +56,11 @@ async function identify(request: FastifyRequest, db: Queryable): Promise<Princip
   return tenantId ? { kind: 'tenant', tenantId } : null;
 }
 
-/** A preHandler: 401 for no or a wrong credential, 403 for the wrong kind of one. */
+/**
+ * An onRequest hook: 401 for no or a wrong credential, 403 for the wrong kind of one.
+ * It runs before the body is read or validated, so a caller without the right
+ * credential learns nothing about what a valid request looks like.
+ */
 export function requireAccess(access: Access, db: Queryable) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const principal = await identify(request, db);

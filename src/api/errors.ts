@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConnectionLost, DatabaseError, InvalidText, StatementTimeout, mapDatabaseError } from '../db/errors.js';
 import { InvalidAmountError } from '../money/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
@@ -85,6 +85,20 @@ export function toApiError(error: unknown): ApiError | null {
   }
   if (fastify instanceof SyntaxError) return new ApiError(400, 'invalid_json', 'the body is not valid JSON');
   return domainError(error);
+}
+
+/**
+ * Errors the router raises before any route or hook runs: a path parameter that is not
+ * valid percent-encoding, or longer than the router accepts. Such a path names nothing,
+ * so it is answered like any malformed id (CONTRACT: 404 not_found alike).
+ */
+export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply.code(404).send(errorBody('not_found', 'nothing exists at this path'));
+    return;
+  }
+  reply.log.error({ err: error }, 'router error');
+  void reply.code(500).send(errorBody('internal_error', 'an internal error occurred; it has been logged'));
 }
 
 export function installErrorHandler(app: FastifyInstance): void {

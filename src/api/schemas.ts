@@ -23,7 +23,8 @@ export const ErrorResponse = Type.Object(
   { $id: 'Error', description: 'every error: a stable snake_case code and a message' },
 );
 
-export const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+/** Any string: a malformed id is looked up like any other and answers 404 (CONTRACT "HTTP API"). */
+export const IdParams = Type.Object({ id: Type.String() });
 
 export const IdempotencyHeader = Type.Object({
   'idempotency-key': Type.Optional(Type.String({ maxLength: 255, description: 'replays the first answer for the same key and body' })),

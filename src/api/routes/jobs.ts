@@ -17,7 +17,8 @@ import { jobSummaryView, jobView } from '../views.js';
 import { visibleWallet } from './wallets.js';
 
 const CreateJob = Type.Object({
-  wallet_id: Type.String({ maxLength: 100 }),
+  // No length limit: a malformed id answers 404 like an unknown one (CONTRACT "HTTP API").
+  wallet_id: Type.String(),
   model: Type.String({ minLength: 1, maxLength: 200 }),
   provider: Type.String({ minLength: 1, maxLength: 100 }),
   provider_job_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
@@ -50,7 +51,7 @@ export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
   app.post<{ Body: Static<typeof CreateJob> }>(
     '/v1/jobs',
     {
-      preHandler: tenant,
+      onRequest: tenant,
       schema: {
         summary: 'Submit a job: reserves the price of its limits at the current price version, which the job pins',
         tags: ['jobs'],
@@ -83,7 +84,7 @@ export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
   app.get<{ Params: { id: string } }>(
     '/v1/jobs/:id',
     {
-      preHandler: tenant,
+      onRequest: tenant,
       schema: { summary: 'A job with its settlements and events', tags: ['jobs'], security: bearerAuth, params: IdParams, response: { 200: JobView, ...errors(401, 403, 404) } },
     },
     async (request) => fullView(pool, await visibleJob(pool, request, request.params.id)),
@@ -92,7 +93,7 @@ export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
   app.patch<{ Params: { id: string }; Body: Static<typeof PatchJob> }>(
     '/v1/jobs/:id',
     {
-      preHandler: tenant,
+      onRequest: tenant,
       schema: {
         summary: 'Set the provider\'s id for the job, once',
         tags: ['jobs'],
@@ -120,7 +121,7 @@ export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
   app.post<{ Params: { id: string } }>(
     '/v1/jobs/:id/cancel',
     {
-      preHandler: tenant,
+      onRequest: tenant,
       schema: {
         summary: 'Ask to cancel: the hold stays until the provider\'s terminal event or the cancel grace passes',
         tags: ['jobs'],

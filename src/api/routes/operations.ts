@@ -22,7 +22,7 @@ export function operationRoutes(app: FastifyInstance, { pool, metrics }: ApiCont
   app.post<{ Params: { provider: string; event_key: string } }>(
     '/v1/events/:provider/:event_key/retry',
     {
-      preHandler: requireAccess('admin', pool),
+      onRequest: requireAccess('admin', pool),
       schema: {
         summary: 'Queue a dead-lettered event again',
         tags: ['admin'],

@@ -32,7 +32,7 @@ export function priceRoutes(app: FastifyInstance, { pool }: ApiContext): void {
   app.put<{ Params: { model: string }; Body: Static<typeof PutPrice> }>(
     '/v1/prices/:model',
     {
-      preHandler: requireAccess('admin', pool),
+      onRequest: requireAccess('admin', pool),
       schema: {
         summary: 'Publish a new immutable price version of a model (URL-encode "/" in model names as %2F)',
         tags: ['admin'],

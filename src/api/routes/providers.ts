@@ -64,7 +64,7 @@ export function providerRoutes(app: FastifyInstance, { pool }: ApiContext): void
   app.post<{ Body: Static<typeof CreateProvider> }>(
     '/v1/providers',
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         summary: 'Register a provider that sends webhooks',
         tags: ['admin'],
@@ -90,7 +90,7 @@ export function providerRoutes(app: FastifyInstance, { pool }: ApiContext): void
   app.patch<{ Params: { name: string }; Body: Static<typeof PatchProvider> }>(
     '/v1/providers/:name',
     {
-      preHandler: admin,
+      onRequest: admin,
       schema: {
         summary: 'Change a provider\'s secrets, keys, base URL or policies',
         tags: ['admin'],

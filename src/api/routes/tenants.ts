@@ -12,7 +12,7 @@ export function tenantRoutes(app: FastifyInstance, { pool }: ApiContext): void {
   app.post<{ Body: { name: string } }>(
     '/v1/tenants',
     {
-      preHandler: requireAccess('admin', pool),
+      onRequest: requireAccess('admin', pool),
       schema: {
         summary: 'Create a tenant and its API key (shown only in this answer and its idempotent replay)',
         tags: ['admin'],

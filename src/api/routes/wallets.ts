@@ -52,7 +52,7 @@ export function walletRoutes(app: FastifyInstance, { pool }: ApiContext): void {
   app.post<{ Body: { currency: string } }>(
     '/v1/wallets',
     {
-      preHandler: requireAccess('tenant', pool),
+      onRequest: requireAccess('tenant', pool),
       schema: {
         summary: 'Open the tenant\'s wallet in a currency (one per currency)',
         tags: ['wallets'],
@@ -84,7 +84,7 @@ export function walletRoutes(app: FastifyInstance, { pool }: ApiContext): void {
   app.get<{ Params: { id: string } }>(
     '/v1/wallets/:id',
     {
-      preHandler: requireAccess('tenant_or_admin', pool),
+      onRequest: requireAccess('tenant_or_admin', pool),
       schema: { summary: 'A wallet\'s balance, reserved and available amounts', tags: ['wallets'], security: bearerAuth, params: IdParams, response: { 200: WalletView, ...errors(401, 404) } },
     },
     async (request) => walletView(await visibleWallet(pool, request, request.params.id)),
@@ -93,7 +93,7 @@ export function walletRoutes(app: FastifyInstance, { pool }: ApiContext): void {
   app.get<{ Params: { id: string }; Querystring: Static<typeof EntriesQuery> }>(
     '/v1/wallets/:id/entries',
     {
-      preHandler: requireAccess('tenant_or_admin', pool),
+      onRequest: requireAccess('tenant_or_admin', pool),
       schema: {
         summary: 'The wallet\'s ledger entries, newest first (amount signed from the wallet\'s side)',
         tags: ['wallets'],
@@ -118,7 +118,7 @@ export function walletRoutes(app: FastifyInstance, { pool }: ApiContext): void {
   app.post<{ Params: { id: string }; Body: Static<typeof Credit> }>(
     '/v1/wallets/:id/credits',
     {
-      preHandler: requireAccess('admin', pool),
+      onRequest: requireAccess('admin', pool),
       schema: {
         summary: 'Top up a wallet after a payment (operator only). Idempotency-Key required: a credit is applied once, whenever retried',
         tags: ['admin'],
