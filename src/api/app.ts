@@ -26,7 +26,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: {
       level: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
       // Credentials never reach the logs.
-      redact: ['req.headers.authorization', 'req.headers["webhook-signature"]', 'req.headers["x-fal-webhook-signature"]'],
+      // A provider's api_key is write-only: should any object holding one be logged, it is censored.
+      redact: ['req.headers.authorization', 'req.headers["webhook-signature"]', 'req.headers["x-fal-webhook-signature"]', 'api_key', '*.api_key'],
     },
     bodyLimit: 1024 * 1024,
     // Long enough for any model name (200 characters, percent-encoded); a longer or

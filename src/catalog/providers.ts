@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { importEd25519 } from '../webhooks/adapters/fal.js';
 import type { Queryable } from '../db/pool.js';
 import { parsePolicy, policyToJson, type ProviderPolicy } from '../lifecycle/index.js';
 
@@ -37,12 +38,27 @@ const REQUIRED: Record<ProviderKind, (keyof ProviderSettings)[]> = {
   fal: ['jwks', 'api_key'],
 };
 
+/**
+ * Which settings each kind reads; any other is refused rather than stored and ignored
+ * (a fal provider given `secrets` would otherwise look configured and verify nothing).
+ */
+const USED: Record<ProviderKind, (keyof ProviderSettings)[]> = {
+  generic: ['secrets', 'policies'],
+  replicate: ['secrets', 'policies'],
+  openai: ['secrets', 'api_key', 'base_url', 'policies'],
+  fal: ['jwks', 'api_key', 'base_url', 'policies'],
+};
+
+const isSet = (value: unknown) => value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
+
 /** Checks settings as they will be after a create or patch; returns the parsed policy. */
 export function validateProviderSettings(kind: ProviderKind, settings: ProviderSettings): ProviderPolicy {
   for (const field of REQUIRED[kind]) {
-    const value = settings[field];
-    if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) {
-      throw new InvalidProviderSettings(`a ${kind} provider needs ${field}`);
+    if (!isSet(settings[field])) throw new InvalidProviderSettings(`a ${kind} provider needs ${field}`);
+  }
+  for (const field of ['secrets', 'jwks', 'api_key', 'base_url'] as const) {
+    if (isSet(settings[field]) && !USED[kind].includes(field)) {
+      throw new InvalidProviderSettings(`a ${kind} provider does not use ${field}; it takes ${USED[kind].join(', ')}`);
     }
   }
   for (const secret of settings.secrets ?? []) {
@@ -52,19 +68,37 @@ export function validateProviderSettings(kind: ProviderKind, settings: ProviderS
       throw new InvalidProviderSettings('each secret is a Standard Webhooks secret: "whsec_" followed by base64');
     }
   }
-  if (settings.base_url) {
-    let url: URL;
-    try {
-      url = new URL(settings.base_url);
-    } catch {
-      throw new InvalidProviderSettings('base_url must be an absolute http(s) URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidProviderSettings('base_url must be http or https');
+  if (isSet(settings.base_url)) validateBaseUrl(settings.base_url!);
+  if (isSet(settings.jwks)) validateJwks(settings.jwks!);
+  return parsePolicy(settings.policies);
+}
+
+/** Where the worker fetches usage: http(s), and nothing in it that could leak into a log. */
+function validateBaseUrl(baseUrl: string): void {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new InvalidProviderSettings('base_url must be an absolute http(s) URL such as "https://api.openai.com"');
   }
-  if (settings.jwks && (!Array.isArray(settings.jwks.keys) || settings.jwks.keys.length === 0)) {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidProviderSettings('base_url must be http or https');
+  if (url.username || url.password) throw new InvalidProviderSettings('base_url must not carry credentials; the api_key setting is sent as a header');
+  if (url.search || url.hash) throw new InvalidProviderSettings('base_url must not have a query or fragment');
+}
+
+/** fal's public keys: every key an Ed25519 public JWK ({kty: "OKP", crv: "Ed25519", x}) that imports. */
+function validateJwks(jwks: { keys: unknown[] }): void {
+  if (typeof jwks !== 'object' || !Array.isArray(jwks.keys) || jwks.keys.length === 0) {
     throw new InvalidProviderSettings('jwks must be {"keys": [...]} with at least one key');
   }
-  return parsePolicy(settings.policies);
+  jwks.keys.forEach((jwk, index) => {
+    if (typeof jwk === 'object' && jwk !== null && 'd' in jwk) {
+      throw new InvalidProviderSettings(`jwks.keys[${index}] is a private key; give the public key only (without "d")`);
+    }
+    if (!importEd25519(jwk)) {
+      throw new InvalidProviderSettings(`jwks.keys[${index}] is not an Ed25519 public key: expected {"kty": "OKP", "crv": "Ed25519", "x": "<base64url>"}`);
+    }
+  });
 }
 
 export async function insertProvider(tx: Queryable, name: string, kind: ProviderKind, settings: ProviderSettings): Promise<ProviderRow> {

@@ -4,7 +4,8 @@ import { migrate } from '../db/migrate.js';
 import { startWorker, workerPoolOptions } from './worker-runtime.js';
 
 export async function workerCommand(options: { concurrency: number }): Promise<void> {
-  const log = pino({ level: process.env.LOG_LEVEL ?? 'info', name: 'tally-worker' });
+  // A provider's api_key is write-only: should any object holding one be logged, it is censored.
+  const log = pino({ level: process.env.LOG_LEVEL ?? 'info', name: 'tally-worker', redact: ['api_key', '*.api_key', '*.headers.authorization'] });
   const db = await openDatabase({ ...workerPoolOptions(options.concurrency + 2), applicationName: 'tally-worker' });
   await migrate(db.pool);
   const worker = await startWorker(db, options.concurrency, log);

@@ -120,6 +120,7 @@ function storedEvent(event: CanonicalEvent) {
     ...(event.usage !== undefined ? { usage: event.usage } : {}),
     ...(event.correction !== undefined ? { correction: event.correction } : {}),
     ...(event.fetchUsage ? { fetch_usage: true } : {}),
+    ...(event.fetchUsage && event.usageResource !== undefined ? { usage_resource: event.usageResource } : {}),
   };
 }
 

@@ -28,4 +28,6 @@ export interface CanonicalEvent {
   correction?: number;
   /** the usage must be fetched from the provider's API before settling (named adapters) */
   fetchUsage?: boolean;
+  /** with fetchUsage: the adapter's hint for where (OpenAI: 'batches' or 'responses') */
+  usageResource?: string;
 }

@@ -9,7 +9,7 @@ export interface ClaimedEvent {
   job_id: string;
   seq: bigint;
   type: string;
-  event: { type: string; usage?: Record<string, number>; correction?: number; fetch_usage?: boolean };
+  event: { type: string; usage?: Record<string, number>; correction?: number; fetch_usage?: boolean; usage_resource?: string };
   usage: Record<string, number> | null;
   attempts: number;
   fencing_token: bigint;

@@ -7,12 +7,15 @@ import { failpoint } from '../failpoints.js';
 import type { ClaimedEvent } from './queue.js';
 import { deadLetter, scheduleRetry } from './queue.js';
 import { MAX_SETTLE_ATTEMPTS, isPermanent, retryDelayMs } from './retry-policy.js';
+import { prepareUsage } from './usage-fetch.js';
 
 export type EventOutcome =
   | { kind: 'settled'; result: SettleResult }
   | { kind: 'retry'; error: Error }
   | { kind: 'dead'; error: Error }
-  | { kind: 'lease_lost' };
+  | { kind: 'lease_lost' }
+  /** the provider's object is not this job's: recorded as event_mismatch, nothing billed */
+  | { kind: 'usage_mismatch'; field: 'id' | 'model' };
 
 /** The lifecycle event a stored canonical event stands for (usage as accepted). */
 export function lifecycleEventOf(claim: ClaimedEvent): LifecycleEvent {
@@ -43,9 +46,21 @@ export function lifecycleEventOf(claim: ClaimedEvent): LifecycleEvent {
  */
 export async function settleEvent(pool: Pool, claim: ClaimedEvent): Promise<EventOutcome> {
   try {
+    let event: LifecycleEvent;
+    if (claim.event.fetch_usage) {
+      // Named adapters without usage in the webhook: fetch it first (worker/usage-fetch.ts).
+      // A fetch failure is rescheduled there, apart from settle attempts: it never dead-letters.
+      const step = await prepareUsage(pool, claim);
+      if (step.kind === 'retry') return { kind: 'retry', error: step.error };
+      if (step.kind === 'mismatch') return { kind: 'usage_mismatch', field: step.field };
+      if (step.kind === 'lease_lost') return { kind: 'lease_lost' };
+      event = step.event;
+    } else {
+      event = lifecycleEventOf(claim);
+    }
     const result = await settle(pool, {
       jobId: claim.job_id,
-      event: lifecycleEventOf(claim),
+      event,
       claim: { provider: claim.provider, eventKey: claim.event_key, fencingToken: claim.fencing_token },
     });
     failpoint('worker.after_commit');

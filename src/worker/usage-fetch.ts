@@ -1,0 +1,126 @@
+import type { Pool } from '../db/pool.js';
+import { InvalidEventError, type LifecycleEvent } from '../lifecycle/index.js';
+import { InvalidUsageError, validateUsage, type Usage } from '../pricing/index.js';
+import { adapterFor } from '../webhooks/adapters/index.js';
+import type { UsageReading, UsageTarget } from '../webhooks/usage-source.js';
+import type { ClaimedEvent } from './queue.js';
+import { UsageFetchFailed, getJson } from './usage-http.js';
+import { beginUsageFetch, recordFetchMismatch, scheduleFetchRetry, storeFetchedUsage, type FetchContext } from './usage-rows.js';
+
+/**
+ * How long one usage fetch may take (CONTRACT: 10 s). TALLY_USAGE_FETCH_TIMEOUT_MS
+ * overrides it (tests); the claim lease must stay longer than this plus a statement.
+ */
+export const USAGE_FETCH_TIMEOUT_MS = positiveSetting('TALLY_USAGE_FETCH_TIMEOUT_MS', 10_000);
+
+/**
+ * Backoff after a failed fetch: the ceiling starts at 1 s and doubles up to 30 s, the delay
+ * is uniform in [ceiling/2, ceiling]. With the workers' 1 s polling the first retry comes
+ * within 2 s (CONTRACT). Fetch failures never dead-letter the event.
+ */
+export const USAGE_FETCH_RETRY = {
+  baseMs: 1_000,
+  capMs: 30_000,
+} as const;
+
+export function fetchRetryDelayMs(failures: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(USAGE_FETCH_RETRY.capMs, USAGE_FETCH_RETRY.baseMs * 2 ** Math.max(0, failures - 1));
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+/** What to do with a claimed event whose usage comes from the provider's API. */
+export type UsageStep =
+  | { kind: 'settle'; event: LifecycleEvent }
+  | { kind: 'retry'; error: UsageFetchFailed; delayMs: number }
+  | { kind: 'mismatch'; field: 'id' | 'model' }
+  | { kind: 'lease_lost' };
+
+/**
+ * DESIGN.md "The flow", named adapters: (1) a short fenced transaction moves the job to
+ * usage_pending; (2) outside any transaction, GET the provider's object; (3) store its usage
+ * on the event, fenced by the claim's token; then the caller settles in the normal short
+ * transaction, which reads that usage. A job whose hold is already resolved is not fetched
+ * for; an event whose usage was stored by an earlier claim is not fetched again.
+ */
+export async function prepareUsage(pool: Pool, claim: ClaimedEvent, timeoutMs = USAGE_FETCH_TIMEOUT_MS): Promise<UsageStep> {
+  const start = await beginUsageFetch(pool, claim);
+  if (start.kind === 'terminal') return { kind: 'settle', event: eventWithoutFetch(claim) };
+  if (start.kind === 'stored') return { kind: 'settle', event: eventWithUsage(claim, start.usage) };
+
+  const reading = await fetchUsage(claim, start.context, timeoutMs);
+  switch (reading.kind) {
+    case 'usage':
+      if (!(await storeFetchedUsage(pool, claim, reading.usage))) return { kind: 'lease_lost' };
+      return { kind: 'settle', event: eventWithUsage(claim, reading.usage) };
+    case 'mismatch':
+      await recordFetchMismatch(pool, claim, start.context, reading);
+      return { kind: 'mismatch', field: reading.field };
+    case 'retry': {
+      const error = new UsageFetchFailed(`usage fetch failed (retried with backoff, never dead-lettered): ${reading.why}`);
+      const delayMs = fetchRetryDelayMs(start.context.fetchAttempts + 1);
+      if (!(await scheduleFetchRetry(pool, claim, delayMs, error.message))) return { kind: 'lease_lost' };
+      return { kind: 'retry', error, delayMs };
+    }
+  }
+}
+
+/** The HTTP request and its reading; every failure becomes a 'retry' reading. */
+async function fetchUsage(claim: ClaimedEvent, context: FetchContext, timeoutMs: number): Promise<UsageReading> {
+  const source = adapterFor(context.kind)?.usage;
+  if (!source) throw new InvalidEventError(`event ${claim.event_key} needs fetched usage but provider kind ${context.kind} has no usage source`);
+  if (context.providerJobRef === null) throw new InvalidEventError(`job ${context.jobId} has no provider_job_ref to fetch usage for`);
+  if (context.apiKey === null) {
+    return { kind: 'retry', why: `provider ${claim.provider} has no api_key; set it with PATCH /v1/providers/${claim.provider}` };
+  }
+  const target: UsageTarget = {
+    ref: context.providerJobRef,
+    model: context.model,
+    resource: claim.event.usage_resource,
+    baseUrl: context.baseUrl,
+    apiKey: context.apiKey,
+  };
+  try {
+    const { url, headers } = source.request(target);
+    const body = await getJson(url, headers, timeoutMs);
+    const reading = source.read(body, target, claim.event.type === 'job.completed');
+    return reading.kind === 'usage' && reading.usage !== null ? { kind: 'usage', usage: validateUsage(reading.usage) } : reading;
+  } catch (error) {
+    if (error instanceof UsageFetchFailed) return { kind: 'retry', why: error.message };
+    if (error instanceof InvalidUsageError) return { kind: 'retry', why: `the answer's usage is not usable: ${error.message}` };
+    throw error;
+  }
+}
+
+/** The lifecycle event with the fetched usage (null: the provider reported none). */
+function eventWithUsage(claim: ClaimedEvent, usage: Usage | null): LifecycleEvent {
+  const type = claim.event.type;
+  switch (type) {
+    case 'job.completed':
+      if (usage === null) throw new InvalidEventError(`event ${claim.event_key} is a completion whose fetched usage is empty`);
+      return { type, usage };
+    case 'job.failed':
+    case 'job.canceled':
+      return usage === null ? { type } : { type, usage };
+    default:
+      throw new InvalidEventError(`event ${claim.event_key} of type ${type} does not fetch usage`);
+  }
+}
+
+/**
+ * For a job already captured or released: decide() records such an event as no effect
+ * (raising late_success_after_release for a completion after a release) and never reads
+ * its usage, so none is fetched. Terminal states are final, so this cannot race.
+ */
+function eventWithoutFetch(claim: ClaimedEvent): LifecycleEvent {
+  return claim.event.type === 'job.completed' ? { type: 'job.completed', usage: {} } : eventWithUsage(claim, null);
+}
+
+function positiveSetting(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) {
+    throw new Error(`${name} must be a whole number of milliseconds, 1 or more; got ${JSON.stringify(value)}`);
+  }
+  return parsed;
+}
