@@ -26,9 +26,13 @@ export function priceBookOf(row: Pick<PriceVersionRow, 'id' | 'model' | 'currenc
 }
 
 /**
- * Publishes the next immutable version of a model's prices in a currency. Two
- * concurrent publishers race for the same number; the loser (a unique violation on
- * exactly that constraint) takes the next one.
+ * Publishes the next immutable version of a model's prices in a currency.
+ * Publishers of the same model and currency queue on a transaction-scoped advisory
+ * lock, so each computes max(version) + 1 after the previous one committed: without
+ * it, N concurrent publishers retry up to N times each, and under load some ran out
+ * of attempts. A unique violation on exactly the version constraint (a caller at
+ * repeatable read, whose snapshot predates the other commit) still takes the next
+ * number.
  */
 export async function publishPriceVersion(
   tx: Queryable,
@@ -37,6 +41,7 @@ export async function publishPriceVersion(
   unitPrices: Record<string, bigint>,
 ): Promise<PriceVersionRow> {
   const prices = Object.fromEntries(Object.entries(unitPrices).map(([d, p]) => [d, formatAmount(p)]));
+  await tx.query(`select pg_advisory_xact_lock(hashtextextended('price_versions:' || $1 || ':' || $2, 0))`, [model, currency]);
   for (let attempt = 0; ; attempt++) {
     try {
       await tx.query('savepoint publish_price');

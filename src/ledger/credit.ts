@@ -3,7 +3,7 @@ import { newId } from '../ids.js';
 import type { AccountRow } from './accounts.js';
 import { systemAccountId } from './accounts.js';
 import { asWalletEntry, type EntryRow, type WalletEntry } from './entries.js';
-import { CreditKeyConflict } from './errors.js';
+import { CreditKeyConflict, WalletNotFound } from './errors.js';
 import { moveProjections, type Transfer } from './transfers.js';
 
 export interface CreditRequest {
@@ -33,6 +33,14 @@ export async function creditWallet(tx: Queryable, request: CreditRequest): Promi
   const { wallet, amount } = request;
   if (amount <= 0n) throw new RangeError('a credit must be positive');
   const key = creditSettlementKey(wallet.tenant_id, request.creditKey);
+  // The caller's tenant and currency must be the wallet's own: the entry debits that
+  // tenant's funding account, and a mismatch would move money across tenants.
+  const owned = await tx.query(`select 1 from accounts where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3`, [
+    wallet.id,
+    wallet.tenant_id,
+    wallet.currency,
+  ]);
+  if (owned.rowCount === 0) throw new WalletNotFound(wallet.id);
   const funding = await systemAccountId(tx, wallet.tenant_id, wallet.currency, 'funding');
   const inserted = await tx.query<EntryRow>(
     `insert into ledger_entries (id, settlement_key, entry_type, flags, debit_account_id, credit_account_id, amount, currency, tenant_id, reference)

@@ -12,6 +12,8 @@ import {
   billableOf,
   createTenant,
   createWorld,
+  publishPriceVersion,
+  uniqueName,
   creditWallet,
   insertWallet,
   jobRow,
@@ -103,6 +105,16 @@ describe('credits', () => {
     await expect(creditWallet(db.pool, wallet, 5_000_001n, key)).rejects.toBeInstanceOf(CreditKeyConflict);
     expect(walletBalances(await walletRow(db.pool, wallet.id)).balance).toBe(5_000_000n);
     expect(await countRows("select 1 from ledger_entries where credit_account_id = $1 and entry_type = 'credit'", [wallet.id])).toBe(1);
+  });
+
+  it("refuses a credit that names another tenant or currency for the wallet", async () => {
+    const tenantId = await createTenant(db.pool);
+    const other = await createTenant(db.pool);
+    const wallet = await insertWallet(db.pool, tenantId);
+    await insertWallet(db.pool, other); // the other tenant has a funding account in USD
+    await expect(creditWallet(db.pool, { ...wallet, tenant_id: other }, 100n)).rejects.toBeInstanceOf(WalletNotFound);
+    await expect(creditWallet(db.pool, { ...wallet, currency: 'EUR' }, 100n)).rejects.toBeInstanceOf(WalletNotFound);
+    expect(walletBalances(await walletRow(db.pool, wallet.id)).balance).toBe(0n);
   });
 
   it('applies 20 concurrent credits with the same key as one entry', async () => {
@@ -238,5 +250,33 @@ describe('settle outcomes', () => {
     const late = await settle(db.pool, { jobId: job.id, event: { type: 'job.completed', usage: { input_tokens: 10 } } });
     expect(late).toMatchObject({ outcome: 'no_effect', jobState: 'released', settlement: null, alerts: ['late_success_after_release'] });
     expect(walletBalances(await walletRow(db.pool, world.wallet.id))).toEqual({ balance: RESERVATION, reserved: 0n, available: RESERVATION });
+  });
+});
+
+describe('settle outcomes of corrections', () => {
+  it('a redelivered correction returns its adjustment; an older one is stale', async () => {
+    const world = await createWorld(db.pool, { funds: RESERVATION });
+    const job = await submitWorldJob(db.pool, world);
+    await settle(db.pool, { jobId: job.id, event: { type: 'job.completed', usage: { input_tokens: 100 } } });
+    const second = { type: 'job.usage_corrected', correction: 2, usage: { input_tokens: 300 } } as const;
+    const applied = await settle(db.pool, { jobId: job.id, event: second });
+    expect(applied).toMatchObject({ outcome: 'applied', replayed: false });
+    expect(applied.settlement).toMatchObject({ charge_type: 'adjustment', version: 2, amount: 400n });
+    const again = await settle(db.pool, { jobId: job.id, event: { ...second, usage: { input_tokens: 9 } } });
+    expect(again).toMatchObject({ outcome: 'stale', reason: 'correction_not_newer', replayed: true });
+    expect(again.settlement?.id).toBe(applied.settlement!.id);
+    const older = await settle(db.pool, { jobId: job.id, event: { type: 'job.usage_corrected', correction: 1, usage: { input_tokens: 5 } } });
+    expect(older).toMatchObject({ outcome: 'stale', settlement: null, replayed: false });
+    expect(await jobRow(db.pool, job.id)).toMatchObject({ captured: 200n, adjusted: 400n, highest_correction: 2 });
+  });
+});
+
+describe('price versions', () => {
+  it('20 concurrent publishers of one model get versions 1..20, each once', async () => {
+    const model = uniqueName('model');
+    const rows = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => publishPriceVersion(db.pool, model, 'USD', { input_tokens: BigInt(i + 1) * 1_000_000n })),
+    );
+    expect(rows.map((r) => r.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 });

@@ -3,7 +3,17 @@ import { createPool } from '../../src/db/pool.js';
 import { settle, type SettleResult } from '../../src/ledger/settle.js';
 import type { LifecycleEvent } from '../../src/lifecycle/index.js';
 import { freshDatabase } from '../support/database.js';
-import { RESERVATION, billableOf, createWorld, jobRow, submitWorldJob, walletRow, type World } from '../support/fixtures.js';
+import {
+  RESERVATION,
+  billableOf,
+  createWorld,
+  eventRow,
+  insertClaimedEvent,
+  jobRow,
+  submitWorldJob,
+  walletRow,
+  type World,
+} from '../support/fixtures.js';
 import { JobGate } from '../support/gate.js';
 import { assertLedgerInvariants } from '../support/invariants.js';
 
@@ -109,6 +119,29 @@ describe('64 concurrent settle() calls for one job', () => {
     expect(await settlementsOf(job.id)).toHaveLength(1);
     expect((await entriesOf(job.id)).filter((e) => e.entry_type === 'capture')).toHaveLength(settlement.amount > 0n ? 1 : 0);
     expect(await jobRow(db.pool, job.id)).toMatchObject({ state: 'captured', captured: settlement.amount });
+  });
+});
+
+describe('claimed events with different event keys for the same job and phase', () => {
+  it('16 concurrent completions, each its own event: one capture, every event recorded against it', async () => {
+    const world = await createWorld(db.pool, { funds: RESERVATION });
+    const job = await submitWorldJob(db.pool, world);
+    const claims = [];
+    for (let i = 0; i < 16; i++) claims.push(await insertClaimedEvent(db.pool, job));
+    const gate = await JobGate.close(gatePool, [job.id]);
+    const calls = claims.map((claim, i) =>
+      settle(db.pool, { jobId: job.id, claim, event: { type: 'job.completed', usage: { input_tokens: 100 + i } } }),
+    );
+    await gate.waitForWaiters(16);
+    await gate.open();
+    const results = await Promise.all(calls);
+    expect(results.filter((r) => r.outcome === 'applied')).toHaveLength(1);
+    const key = results.find((r) => r.outcome === 'applied')!.settlement!.settlement_key;
+    expect(await settlementsOf(job.id)).toHaveLength(1);
+    const states = await Promise.all(claims.map((claim) => eventRow(db.pool, claim)));
+    expect(states.filter((e) => e.state === 'applied')).toHaveLength(1);
+    expect(states.filter((e) => e.state === 'no_effect')).toHaveLength(15);
+    for (const e of states) expect(e.settlement_key).toBe(key);
   });
 });
 

@@ -87,8 +87,8 @@ describe('a unique violation on another constraint is an error, never a duplicat
     expect(Object.keys(await ledgerViolations(forged.pool))).toContain('job_matches_settlements');
   });
 
-  it('a forged settlement whose charge type or job disagrees with its key: SettlementMismatch', async () => {
-    const world = await createWorld(forged.pool, { funds: RESERVATION * 2n });
+  it('a forged settlement whose charge type, job or version disagrees with its key: SettlementMismatch', async () => {
+    const world = await createWorld(forged.pool, { funds: RESERVATION * 3n });
     const job = await submitWorldJob(forged.pool, world);
     const other = await submitWorldJob(forged.pool, world);
     const captureKey = settlementKey(world.tenantId, job.id, 'capture', 1);
@@ -111,6 +111,19 @@ describe('a unique violation on another constraint is an error, never a duplicat
     await expect(settle(forged.pool, { jobId: other.id, event: { type: 'job.failed' } })).rejects.toBeInstanceOf(SettlementMismatch);
     expect(await jobRow(forged.pool, other.id)).toMatchObject({ state: 'reserved' });
     expect(await count(forged.pool, 'select 1 from ledger_entries where job_id = $1', [other.id])).toBe(1); // its reserve only
+
+    // an adjustment key whose row carries another version
+    const third = await submitWorldJob(forged.pool, world);
+    await settle(forged.pool, { jobId: third.id, event: completed });
+    const adjustmentKey = settlementKey(world.tenantId, third.id, 'adjustment', 2);
+    await forged.pool.query(
+      `insert into settlements (id, settlement_key, tenant_id, job_id, charge_type, version, amount)
+       values ($1, $2, $3, $4, 'adjustment', 3, 0)`,
+      [newId(), adjustmentKey, world.tenantId, third.id],
+    );
+    const corrected = { type: 'job.usage_corrected', correction: 2, usage: { input_tokens: 1 } } as const;
+    await expect(settle(forged.pool, { jobId: third.id, event: corrected })).rejects.toBeInstanceOf(SettlementMismatch);
+    expect(await jobRow(forged.pool, third.id)).toMatchObject({ highest_correction: 0, adjusted: 0n });
   });
 });
 
