@@ -33,6 +33,7 @@ export class Worker {
   private loops: Promise<void>[] = [];
   private wakers = new Set<() => void>();
   private listener: pg.Client | null = null;
+  private listenTimer: NodeJS.Timeout | null = null;
   private dutyTimer: NodeJS.Timeout | null = null;
   private dutyRun: Promise<void> = Promise.resolve();
 
@@ -55,6 +56,8 @@ export class Worker {
   async stop(): Promise<void> {
     this.running = false;
     if (this.dutyTimer) clearInterval(this.dutyTimer);
+    if (this.listenTimer) clearTimeout(this.listenTimer);
+    this.listenTimer = null;
     this.wakeAll();
     await Promise.all(this.loops);
     await this.dutyRun;
@@ -115,8 +118,9 @@ export class Worker {
     const client = new pg.Client({ connectionString: this.options.databaseUrl, application_name: 'tally-worker-listen' });
     client.on('error', (error) => {
       this.options.log.warn({ err: error }, 'notification connection lost; polling until it is back');
-      this.listener = null;
-      setTimeout(() => this.running && void this.listen().catch(() => {}), this.options.pollIntervalMs);
+      if (this.listener === client) this.listener = null;
+      void client.end().catch(() => {});
+      this.listenAgain();
     });
     client.on('notification', () => this.wakeAll());
     try {
@@ -124,9 +128,21 @@ export class Worker {
       await client.query(`listen ${EVENTS_CHANNEL}`);
       this.listener = client;
     } catch (error) {
-      this.options.log.warn({ err: error }, 'cannot LISTEN; relying on polling');
+      this.options.log.warn({ err: error }, 'cannot LISTEN; polling, and trying again after the poll interval');
       await client.end().catch(() => {});
+      // The database may be down for longer than one poll interval (a restart): keep
+      // trying, or this worker would poll for the rest of its life.
+      this.listenAgain();
     }
+  }
+
+  /** Schedules one attempt to get the notification connection back (never two at once). */
+  private listenAgain(): void {
+    if (!this.running || this.listenTimer) return;
+    this.listenTimer = setTimeout(() => {
+      this.listenTimer = null;
+      if (this.running && !this.listener) void this.listen().catch(() => {});
+    }, this.options.pollIntervalMs);
   }
 
   private async duties(): Promise<void> {

@@ -1,0 +1,140 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { Random, send, type Delivery, type PlannedJob } from '../../src/simulator/index.js';
+import { CommitCuttingProxy, type CutMode } from '../support/commit-cutting-proxy.js';
+import { freshDatabase } from '../support/database.js';
+import { Fleet, type FleetProcess } from '../support/fleet.js';
+import { lockWaiters } from '../support/gate.js';
+import { waitUntil } from '../support/server.js';
+import { completedJob, createChaosWorld, effectsOf, expectExactlyOnce, printSummary, reemission, storedEvent, waitForSettled } from '../support/chaos-world.js';
+
+/**
+ * A worker process reaches PostgreSQL through a proxy that cuts the connection at the
+ * settle transaction's COMMIT (DESIGN.md "Error semantics": the outcome is unknown).
+ * The worker must find out by reading its own write back — or, when even that is
+ * impossible, leave the event for a later claim — and the job gets exactly one effect.
+ */
+const db = await freshDatabase();
+const proxy = await CommitCuttingProxy.start(db.url);
+afterAll(() => proxy.close());
+const direct = new Fleet(db.url);
+const viaProxy = new Fleet(proxy.urlFor(db.url));
+const api = await direct.server({ name: 'api', workers: 0 });
+const world = await createChaosWorld(api.url, { tenants: 1 });
+const random = new Random(7117);
+const planned: PlannedJob[] = [];
+
+afterEach(() => {
+  proxy.reset();
+  expect([...direct.crashes, ...viaProxy.crashes], 'processes that died unasked').toEqual([]);
+});
+
+/**
+ * A worker behind the proxy, started (migrations and their COMMITs done) before the
+ * proxy is armed: the next COMMIT it sends is a settlement's. Scheduled
+ * reconciliation, the only other transaction a worker runs, is off.
+ */
+async function proxiedWorker(leaseSeconds: number): Promise<FleetProcess> {
+  const worker = viaProxy.worker({ name: 'worker(via proxy)', concurrency: 1, env: { TALLY_LEASE_SECONDS: String(leaseSeconds), TALLY_RECONCILE_INTERVAL_SECONDS: '0' } });
+  await waitUntil(() => viaProxy.workerStarted(worker), 30_000);
+  return worker;
+}
+
+async function accepted(delivery: Delivery): Promise<void> {
+  const result = await send(api.url, world.provider, delivery);
+  expect({ status: result.status, answer: result.answer }).toEqual({ status: 200, answer: 'accepted' });
+}
+
+async function newJob() {
+  const made = await completedJob(world, random);
+  planned.push(made.job);
+  return made;
+}
+
+async function expectOneCapture(jobId: string) {
+  const effects = await effectsOf(db.pool, jobId);
+  expect(effects.state).toBe('captured');
+  expect(effects.settlements.map((s) => s.charge_type)).toEqual(['capture']);
+  return effects.settlements[0]!.settlement_key;
+}
+
+async function finish(worker: FleetProcess, scenario: string, cut: CutMode) {
+  expect(await viaProxy.stop(worker)).toBe(0);
+  const billing = await expectExactlyOnce(db.pool, world, planned);
+  printSummary(`commit-cut ${scenario}`, { cut_commits: proxy.fired.length, cut_mode: cut, settlements: 1, money_lost: billing.lost, money_duplicated: billing.duplicated });
+}
+
+describe('a worker whose connection is cut at COMMIT', () => {
+  it('cut after COMMIT is sent (committed): the worker reads its settlement back and keeps it; one capture', async () => {
+    const worker = await proxiedWorker(6);
+    const { job, delivery } = await newJob();
+    proxy.arm('after');
+    await accepted(delivery);
+    await waitForSettled(db.pool, [job.id], 30_000);
+    expect(proxy.fired.map((c) => c.mode)).toEqual(['after']);
+    const key = await expectOneCapture(job.id);
+    // Resolved inside that one claim: no second claim, no retry recorded.
+    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, settlement_key: key });
+    await finish(worker, 'after COMMIT', 'after');
+  });
+
+  it('cut before COMMIT arrives (rolled back): the read-back finds nothing and the worker settles again; one capture', async () => {
+    const worker = await proxiedWorker(6);
+    const { job, delivery } = await newJob();
+    proxy.arm('before');
+    await accepted(delivery);
+    await waitForSettled(db.pool, [job.id], 30_000);
+    expect(proxy.fired.map((c) => c.mode)).toEqual(['before']);
+    const key = await expectOneCapture(job.id);
+    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, settlement_key: key });
+    await finish(worker, 'before COMMIT', 'before');
+  });
+
+  it('the COMMIT still in flight while the worker looks: its read-back waits for the outcome; one capture', async () => {
+    const worker = await proxiedWorker(6);
+    const { job, delivery } = await newJob();
+    proxy.arm('after', { holdCommit: true });
+    await accepted(delivery);
+    // The worker has lost its connection and now waits on the in-doubt transaction's
+    // job row lock; only then does PostgreSQL receive the COMMIT.
+    await waitUntil(async () => proxy.fired.length === 1 && (await lockWaiters(db.pool)) >= 1, 30_000, 10);
+    proxy.releaseCommit();
+    await waitForSettled(db.pool, [job.id], 30_000);
+    const key = await expectOneCapture(job.id);
+    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, settlement_key: key });
+    await finish(worker, 'COMMIT held in flight', 'after');
+  });
+
+  it('cut before COMMIT and the database unreachable: the outcome stays unknown, the claim expires, a later claim settles once', async () => {
+    const worker = await proxiedWorker(3);
+    const { job, delivery } = await newJob();
+    proxy.arm('before', { thenUnreachable: true });
+    await accepted(delivery);
+    // Neither the read-back nor recording a retry can reach the database.
+    await waitUntil(() => worker.output().includes('could not record the event outcome'), 30_000);
+    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'processing', attempts: 1 });
+    expect((await effectsOf(db.pool, job.id)).settlements).toEqual([]);
+    proxy.reachable();
+    await waitForSettled(db.pool, [job.id], 30_000);
+    const key = await expectOneCapture(job.id);
+    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 2, settlement_key: key });
+    await finish(worker, 'before COMMIT, database unreachable', 'before');
+  });
+
+  it('cut after COMMIT and the database unreachable: committed though the worker never learnt it; a re-emission finds the key; one capture', async () => {
+    const worker = await proxiedWorker(3);
+    const { job, delivery } = await newJob();
+    proxy.arm('after', { thenUnreachable: true });
+    await accepted(delivery);
+    await waitUntil(() => worker.output().includes('could not record the event outcome'), 30_000);
+    const key = await expectOneCapture(job.id);
+    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, settlement_key: key });
+    proxy.reachable();
+    // The provider sends the completion again under a new id: settled against the key.
+    const again = reemission(world, job, random);
+    await accepted(again);
+    await waitForSettled(db.pool, [job.id], 30_000);
+    expect(await storedEvent(db.pool, world.provider, again)).toMatchObject({ state: 'no_effect', settlement_key: key });
+    expect(await expectOneCapture(job.id)).toBe(key);
+    await finish(worker, 'after COMMIT, database unreachable', 'after');
+  });
+});
