@@ -126,8 +126,24 @@ async function findRunning(dataDir: string, cluster: ClusterFile, log: (message:
 interface Postmaster {
   pid: number;
   port: number;
+  /** its start time, so that a later process reusing the pid is never signalled */
+  started: string | null;
   /** set when this process spawned it */
   child?: ChildProcess;
+}
+
+/** Whether the postmaster still runs (for our child: until its exit is reported). */
+function postmasterRuns({ child, pid, started }: Postmaster): boolean {
+  return child ? child.exitCode === null && child.signalCode === null : processAlive(pid, started);
+}
+
+function signal(postmaster: Postmaster, name: NodeJS.Signals): void {
+  if (!postmasterRuns(postmaster)) return;
+  try {
+    process.kill(postmaster.pid, name);
+  } catch {
+    // exited meanwhile
+  }
 }
 
 async function adopt(dataDir: string, cluster: ClusterFile, postmaster: Postmaster): Promise<EmbeddedServer> {
@@ -171,12 +187,8 @@ async function ownedServer(dataDir: string, cluster: ClusterFile, postmaster: Po
   // If we exit without stop() (an uncaught error, process.exit), still stop the server:
   // signal it now, synchronously; it shuts down on its own.
   const stopOnExit = () => {
-    try {
-      removeRunningFileSync(dataDir, record);
-      process.kill(postmaster.pid, 'SIGINT');
-    } catch {
-      // already gone
-    }
+    removeRunningFileSync(dataDir, record);
+    signal(postmaster, 'SIGINT');
   };
   process.once('exit', stopOnExit);
   return {
@@ -213,8 +225,8 @@ function removeRunningFileSync(dataDir: string, record: RunningFile): void {
 
 /** Fast shutdown (SIGINT); immediate shutdown (SIGQUIT) if that takes longer than 30 s. */
 async function terminate(postmaster: Postmaster): Promise<void> {
-  const { child, pid } = postmaster;
-  const gone = () => (child ? child.exitCode !== null || child.signalCode !== null : !processAlive(pid));
+  const { child } = postmaster;
+  const gone = () => !postmasterRuns(postmaster);
   if (gone()) return;
   const exited = child
     ? new Promise<void>((r) => {
@@ -222,21 +234,14 @@ async function terminate(postmaster: Postmaster): Promise<void> {
         child.once('exit', () => r());
       })
     : null;
-  const send = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // exited meanwhile
-    }
-  };
   // A postmaster that is not our child is waited for by polling: no event exists.
   const waitGone = (ms: number) =>
     exited
       ? Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(gone()), ms).unref())])
       : until(ms, async () => gone()).then(gone);
-  send('SIGINT');
+  signal(postmaster, 'SIGINT');
   if (await waitGone(30_000)) return;
-  send('SIGQUIT');
+  signal(postmaster, 'SIGQUIT');
   await waitGone(10_000);
 }
 
@@ -287,11 +292,11 @@ async function spawnPostmaster(
     await until(300_000, async () => exitedWith !== null || failed !== null || (await answers(url)));
     if (exitedWith === null && failed === null && child.pid) {
       log(`embedded PostgreSQL started on port ${port} (data ${cluster.pgdata}, log ${logPath})`);
-      return { pid: child.pid, port, child };
+      return { pid: child.pid, port, started: processStartTime(child.pid), child };
     }
     const output = (await readFile(logPath, 'utf8').catch(() => '')).slice(logStart);
     if (exitedWith === null && failed === null) {
-      await terminate({ pid: child.pid!, port, child });
+      await terminate({ pid: child.pid!, port, started: null, child });
       throw new EmbeddedStartError(`the embedded PostgreSQL (data ${cluster.pgdata}) did not accept connections within 5 minutes; see ${logPath}`);
     }
     const portTaken = /could not bind|could not create any TCP\/IP sockets|Address already in use/i.test(output);
@@ -312,11 +317,12 @@ async function openLog(path: string) {
   return await open(path, 'a', 0o600);
 }
 
+/** The end of the server's output, without timestamps: why it stopped. */
 function lastLines(text: string): string {
   return text
     .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => /FATAL|PANIC|ERROR|error/.test(l))
+    .map((l) => l.replace(/^\d{4}-\d\d-\d\d [\d:.]+ \S+ \[\d+\] /, '').trim())
+    .filter((l) => l !== '' && !/^(LOG|HINT|DETAIL):\s+database system is shut down/.test(l))
     .slice(-3)
     .join(' ');
 }
@@ -328,8 +334,12 @@ function lastLines(text: string): string {
 async function initialise(cluster: ClusterFile, binaries: PostgresBinaries, runAs: SystemUser | null, persistent: boolean): Promise<void> {
   const parent = dirname(cluster.pgdata);
   await mkdir(parent, { recursive: true });
+  // Leftovers of an interrupted initialisation (its initdb may even still be running,
+  // orphaned; it then fails harmlessly). We hold the start lock: nobody else initialises.
   for (const entry of readdirSync(parent)) {
-    if (entry.startsWith(`${basename(cluster.pgdata)}.init-`)) await rm(join(parent, entry), { recursive: true, force: true });
+    if (entry.startsWith(`${basename(cluster.pgdata)}.init-`)) {
+      await rm(join(parent, entry), { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
+    }
   }
   const staging = await mkdtemp(`${cluster.pgdata}.init-`);
   const passwordFile = `${staging}.pw`;
@@ -417,8 +427,10 @@ function livePostmaster(pgdata: string): Postmaster | null {
   if (!lines) return null;
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!processAlive(pid) || !sameFolder(processCwd(pid), pgdata)) return null;
-  return Number.isInteger(port) && port > 0 ? { pid, port } : null;
+  if (!processAlive(pid)) return null;
+  // Without /proc (not Linux) we cannot tell a reused pid apart: take it for the server.
+  if (existsSync('/proc/self') && !sameFolder(processCwd(pid), pgdata)) return null;
+  return Number.isInteger(port) && port > 0 ? { pid, port, started: processStartTime(pid) } : null;
 }
 
 function readPidFile(pgdata: string): string[] | null {
