@@ -46,6 +46,14 @@ describe('workers SIGKILLed at random instants during a chaotic run', () => {
       slots[index] = fleet.worker({ name: `worker-${index}`, concurrency: 2, env: WORKER_ENV });
       restarts++;
     };
+    // A worker that failed to start (its migration timed out on a loaded machine) is
+    // started again; one that died after starting is a crash, and fails the test.
+    const reviveFailedStarts = () =>
+      slots.forEach((p, i) => {
+        if (!fleet.diedUnasked(p)) return;
+        slots[i] = fleet.worker({ name: `worker-${i}`, concurrency: 2, env: WORKER_ENV });
+        restarts++;
+      });
     // The chaos: timers pick the instants, the seed picks the victims. Only a worker
     // that has started (migrated, claiming) is a victim, so every kill lands on one
     // that may hold claims and open transactions, never on one still booting.
@@ -53,9 +61,10 @@ describe('workers SIGKILLed at random instants during a chaotic run', () => {
       while (!providerDone || killed < MIN_KILLS) {
         await waitUntil(() => slots.some((p) => fleet.workerStarted(p)), 60_000);
         await new Promise((resolve) => setTimeout(resolve, random.int(KILL_GAP_MS[0], KILL_GAP_MS[1])));
-        const started = slots.flatMap((p, i) => (fleet.workerStarted(p) ? [i] : []));
-        if (started.length === 0) continue;
-        const victims = random.chance(KILL_ALL_PROBABILITY) ? started : [random.pick(started)];
+        reviveFailedStarts();
+        const candidates = slots.flatMap((p, i) => (fleet.workerStarted(p) ? [i] : []));
+        if (candidates.length === 0) continue;
+        const victims = random.chance(KILL_ALL_PROBABILITY) ? candidates : [random.pick(candidates)];
         await Promise.all(victims.map(killOne));
       }
     })();
@@ -71,6 +80,7 @@ describe('workers SIGKILLed at random instants during a chaotic run', () => {
       cancelJob: cancelJob(world),
     }).finally(() => (providerDone = true));
     await monkey;
+    reviveFailedStarts();
     const simulatedMs = Date.now() - started;
     expect(report.unexpected.map((r) => `${r.status} ${r.answer} ${r.delivery.eventId}`), 'unexpected answers').toEqual([]);
     expect(exits.every((how) => how === 'SIGKILL')).toBe(true);
@@ -93,6 +103,7 @@ describe('workers SIGKILLed at random instants during a chaotic run', () => {
       forgeries_refused: report.forgeriesRefused,
       processes_killed: killed,
       restarts,
+      failed_starts: fleet.startupFailures.length,
       events_claimed_again: claims.rows[0]!.reclaimed,
       claims: claims.rows[0]!.attempts,
       run_seconds: (simulatedMs / 1000).toFixed(1),

@@ -76,7 +76,7 @@ describe('PostgreSQL stopped and restarted mid-run', () => {
 
     let total = Number.POSITIVE_INFINITY;
     let answered = 0;
-    const outages: { kind: string; probe: number; code: string; providerRetries503: number }[] = [];
+    const outages: { kind: string; probe: number; code: string; health: number; providerRetries503: number }[] = [];
     const outage = async (kind: 'stop' | 'immediate_shutdown') => {
       if (kind === 'stop') {
         await database.stop();
@@ -87,13 +87,14 @@ describe('PostgreSQL stopped and restarted mid-run', () => {
         await database.stop();
       }
       const before = providerSaw503;
-      // The receiver, asked directly while the database is down.
+      // The receiver, asked directly while the database is down; and its health check.
       const probe = await deliver(api.url, world.provider, signDelivery({ type: 'job.progress', data: { job_id: planned[0]!.id } }, { secret: world.secret }));
+      const health = await realFetch(`${api.url}/healthz`);
       // And the providers meet the same answer, and retry.
       await waitUntil(() => providerSaw503 > before, 30_000);
       database = await embedded();
       proxy.retarget(portOf(database.url));
-      outages.push({ kind, probe: probe.status, code: probe.body?.error?.code, providerRetries503: providerSaw503 - before });
+      outages.push({ kind, probe: probe.status, code: probe.body?.error?.code, health: health.status, providerRetries503: providerSaw503 - before });
     };
     const chaos = (async () => {
       await waitUntil(() => answered >= total * 0.25, 120_000);
@@ -114,9 +115,9 @@ describe('PostgreSQL stopped and restarted mid-run', () => {
     }).finally(() => spy.mockRestore());
     await chaos;
 
-    expect(outages.map(({ kind, probe, code }) => ({ kind, probe, code }))).toEqual([
-      { kind: 'stop', probe: 503, code: 'database_unavailable' },
-      { kind: 'immediate_shutdown', probe: 503, code: 'database_unavailable' },
+    expect(outages.map(({ kind, probe, code, health }) => ({ kind, probe, code, health }))).toEqual([
+      { kind: 'stop', probe: 503, code: 'database_unavailable', health: 503 },
+      { kind: 'immediate_shutdown', probe: 503, code: 'database_unavailable', health: 503 },
     ]);
     expect(outages.every((o) => o.providerRetries503 >= 1)).toBe(true);
     expect(report.unexpected.map((r) => `${r.status} ${r.answer} ${r.delivery.eventId}`), 'deliveries never accepted').toEqual([]);

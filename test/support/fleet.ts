@@ -13,9 +13,15 @@ export interface FleetProcess extends TallyProcess {
   killedOnPurpose: boolean;
 }
 
+/** What `tally worker` logs (at info level) once it has migrated and started claiming. */
+const WORKER_STARTED = '"msg":"worker started"';
+
 export class Fleet {
   private readonly processes = new Set<FleetProcess>();
+  /** processes that died unasked once running (a worker after it started): always a failure */
   readonly crashes: string[] = [];
+  /** workers that died unasked while starting (migrating under a loaded machine's timeouts) */
+  readonly startupFailures: string[] = [];
 
   constructor(private readonly databaseUrl: string) {
     afterAll(async () => {
@@ -39,7 +45,7 @@ export class Fleet {
 
   /** The worker has logged that it started: migrations done, claim loops running. */
   workerStarted(proc: FleetProcess): boolean {
-    return this.alive(proc) && proc.output().includes('"msg":"worker started"');
+    return this.alive(proc) && proc.output().includes(WORKER_STARTED);
   }
 
   /** `tally serve` on `port` (fresh when omitted); resolves once /healthz answers 200. */
@@ -86,6 +92,11 @@ export class Fleet {
     }
   }
 
+  /** Died without being asked to (a crash, or a failed start). */
+  diedUnasked(proc: FleetProcess): boolean {
+    return !this.alive(proc) && !proc.killedOnPurpose;
+  }
+
   alive(proc: FleetProcess): boolean {
     return proc.child.exitCode === null && proc.child.signalCode === null;
   }
@@ -98,7 +109,10 @@ export class Fleet {
     this.processes.add(proc);
     void proc.exited.then((how) => {
       this.processes.delete(proc);
-      if (!proc.killedOnPurpose) this.crashes.push(`${name} exited with ${how}: ${proc.output().slice(-2000)}`);
+      if (proc.killedOnPurpose) return;
+      const record = `${name} exited with ${how}: ${proc.output().slice(-2000)}`;
+      const startingWorker = args[0] === 'worker' && !proc.output().includes(WORKER_STARTED);
+      (startingWorker ? this.startupFailures : this.crashes).push(record);
     });
     return proc;
   }
