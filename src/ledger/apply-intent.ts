@@ -3,7 +3,7 @@ import type { Intent } from '../lifecycle/index.js';
 import type { LockedJob } from '../jobs/rows.js';
 import { findHold, markHoldResolved } from './hold.js';
 import { insertSettlement, type SettlementRow } from './settlements.js';
-import { postTransfers, type Transfer } from './transfers.js';
+import { insertEntries, type Transfer } from './transfers.js';
 
 export interface EventSource {
   provider: string;
@@ -12,14 +12,21 @@ export interface EventSource {
 
 export interface AppliedIntent {
   settlement: SettlementRow;
-  /** the wallet's posted balance after the entries, when they charged it */
-  walletBalance: bigint | null;
+  /**
+   * The entries written, whose account projections the caller still has to move
+   * (moveProjections, in `lockOrder`): settle does that last, see settle.ts.
+   */
+  transfers: Transfer[];
+  /** wallet first, then the tenant's revenue account (DESIGN.md's lock order) */
+  lockOrder: string[];
+  /** true when the entries charge the wallet (a capture or an upward adjustment) */
+  charges: boolean;
 }
 
 /**
  * Writes one intent of decide(): the settlement row first (its unique key is the
- * financial boundary), then its ledger entries, projections and the hold. Runs
- * inside settle's transaction, on the locked job.
+ * financial boundary), then its ledger entries and the hold. Runs inside settle's
+ * transaction, on the locked job. The account projections are left to the caller.
  */
 export async function applyIntent(tx: Queryable, job: LockedJob, intent: Intent, source: EventSource | null): Promise<AppliedIntent> {
   const row = job.row;
@@ -45,10 +52,10 @@ export async function applyIntent(tx: Queryable, job: LockedJob, intent: Intent,
         holdTransfer(job, hold.revenue_account_id, hold.pending_entry_id, intent.key, 'capture', 'post_pending', intent.amount),
         holdTransfer(job, hold.revenue_account_id, hold.pending_entry_id, intent.key, 'release_remainder', 'void_pending', intent.remainder),
       ];
-      const { balances } = await postTransfers(tx, transfers, [row.wallet_id, hold.revenue_account_id]);
+      await insertEntries(tx, transfers);
       await markHoldResolved(tx, row.id, intent.amount, intent.remainder, intent.key);
       // Only a charge can overdraw: a zero capture merely voids the hold.
-      return { settlement, walletBalance: intent.amount > 0n ? (balances.get(row.wallet_id) ?? null) : null };
+      return { settlement, transfers, lockOrder: [row.wallet_id, hold.revenue_account_id], charges: intent.amount > 0n };
     }
     case 'release': {
       const settlement = await insertSettlement(tx, {
@@ -59,10 +66,10 @@ export async function applyIntent(tx: Queryable, job: LockedJob, intent: Intent,
         reason: intent.reason,
       });
       const hold = await findHold(tx, row.id);
-      const transfer = holdTransfer(job, hold.revenue_account_id, hold.pending_entry_id, intent.key, 'release', 'void_pending', intent.amount);
-      await postTransfers(tx, [transfer], [row.wallet_id, hold.revenue_account_id]);
+      const transfers = [holdTransfer(job, hold.revenue_account_id, hold.pending_entry_id, intent.key, 'release', 'void_pending', intent.amount)];
+      await insertEntries(tx, transfers);
       await markHoldResolved(tx, row.id, 0n, intent.amount, intent.key);
-      return { settlement, walletBalance: null };
+      return { settlement, transfers, lockOrder: [row.wallet_id, hold.revenue_account_id], charges: false };
     }
     case 'adjustment': {
       const settlement = await insertSettlement(tx, {
@@ -87,8 +94,8 @@ export async function applyIntent(tx: Queryable, job: LockedJob, intent: Intent,
         tenantId: row.tenant_id,
         jobId: row.id,
       };
-      const { balances } = await postTransfers(tx, [transfer], [row.wallet_id, revenue]);
-      return { settlement, walletBalance: charge ? (balances.get(row.wallet_id) ?? null) : null };
+      await insertEntries(tx, [transfer]);
+      return { settlement, transfers: [transfer], lockOrder: [row.wallet_id, revenue], charges: charge };
     }
   }
 }

@@ -18,6 +18,7 @@ import { raiseAlerts, type AlertClass } from './alerts.js';
 import { applyIntent } from './apply-intent.js';
 import { JobNotFound, LeaseLost, OutcomeUnknown, SettlementMismatch } from './errors.js';
 import { findResolvingSettlement, findSettlement, type SettlementRow } from './settlements.js';
+import { moveProjections, type Transfer } from './transfers.js';
 
 /** The webhook event being settled, as claimed by a worker. */
 export interface EventClaim {
@@ -66,8 +67,8 @@ interface Attempt {
 
 /**
  * One financial decision in one short transaction (DESIGN.md "The flow"): lock the
- * job, decide on the locked state, write the settlement, entries, projections, hold
- * and job, mark the event, commit. No I/O but this database inside.
+ * job, decide on the locked state, write the settlement, entries, hold and job, mark
+ * the event, move the account projections, commit. No I/O but this database inside.
  *
  * Outcomes: a unique violation on the settlement key returns the existing settlement
  * (after checking it is the same job, phase and version); 40001/40P01 retry the whole
@@ -112,22 +113,33 @@ async function settleInTransaction(tx: Queryable, request: SettleRequest, state:
   const source = request.claim ? { provider: request.claim.provider, eventKey: request.claim.eventKey } : null;
 
   let settlement: SettlementRow | null = null;
-  const alerts: { class: AlertClass; detail?: Record<string, unknown> }[] = decision.outcome.raises.map((a) => ({ class: a }));
+  const transfers: Transfer[] = [];
+  let lockOrder: string[] = [job.row.wallet_id];
+  let charges = false;
   for (const intent of decision.intents) {
     state.intendedKey = intent.key;
     const applied = await applyIntent(tx, job, intent, source);
     settlement = state.written = applied.settlement;
-    if (applied.walletBalance !== null && applied.walletBalance < 0n) {
-      alerts.push({ class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: applied.walletBalance.toString() } });
-    }
+    transfers.push(...applied.transfers);
+    lockOrder = applied.lockOrder;
+    charges ||= applied.charges;
   }
   await updateJob(tx, job, decision);
-  const alertSource = settlement?.settlement_key ?? (source ? `${source.provider}/${source.eventKey}` : `${request.jobId}:${request.event.type}`);
-  await raiseAlerts(tx, alerts, { tenantId: job.row.tenant_id, jobId: job.row.id, source: alertSource });
-
   const replayed = settlement === null;
   settlement ??= await earlierEffect(tx, job, request.event);
   if (request.claim) await markEventSettled(tx, request.claim, decision, settlement?.settlement_key ?? null);
+
+  // The wallet and revenue rows are the hot rows every settlement of a wallet (and of
+  // a tenant) queues on, so they are updated last: their locks are held for this
+  // statement, the alerts and COMMIT only, not for the whole transaction.
+  const balances = await moveProjections(tx, transfers, lockOrder);
+  const alerts: { class: AlertClass; detail?: Record<string, unknown> }[] = decision.outcome.raises.map((a) => ({ class: a }));
+  const walletBalance = balances.get(job.row.wallet_id);
+  if (charges && walletBalance !== undefined && walletBalance < 0n) {
+    alerts.push({ class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: walletBalance.toString() } });
+  }
+  const alertSource = state.written?.settlement_key ?? (source ? `${source.provider}/${source.eventKey}` : `${request.jobId}:${request.event.type}`);
+  await raiseAlerts(tx, alerts, { tenantId: job.row.tenant_id, jobId: job.row.id, source: alertSource });
   failpoint('settle.before_commit');
   return {
     outcome: decision.outcome.status,

@@ -146,7 +146,8 @@ describe('the database unreachable for the read-back', () => {
     const error = await settle(proxied, { jobId: job.id, event: completed }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OutcomeUnknown);
     expect(isUnknownOrLost(error)).toBe(true);
-    // it did commit, once
+    // it did commit, once (wait for the in-doubt transaction: it holds the job's row lock)
+    await db.pool.query('select 1 from jobs where id = $1 for share', [job.id]);
     const committed = await settlementIds(job.id);
     expect(committed).toHaveLength(1);
     proxy.reachable();
@@ -162,6 +163,7 @@ describe('the database unreachable for the read-back', () => {
     proxy.arm('before', { thenUnreachable: true });
     const error = await settle(proxied, { jobId: job.id, event: completed }).catch((e: unknown) => e);
     expect(isUnknownOrLost(error)).toBe(true);
+    await db.pool.query('select 1 from jobs where id = $1 for share', [job.id]);
     expect(await settlementIds(job.id)).toEqual([]);
     expect(await jobRow(db.pool, job.id)).toMatchObject({ state: 'reserved' });
     proxy.reachable();
