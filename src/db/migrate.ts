@@ -8,7 +8,7 @@ import { withTransaction } from './transaction.js';
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 
 /** Any constant works; it only has to be the same in every Tally process. */
-const MIGRATION_LOCK_ID = 7_245_118_031n;
+export const MIGRATION_LOCK_ID = 7_245_118_031n;
 
 export interface Migration {
   version: number;
@@ -36,6 +36,10 @@ export async function migrate(pool: Pool, log: (message: string) => void = () =>
   const applied: string[] = [];
   for (const migration of await loadMigrations()) {
     const ran = await withTransaction(pool, async (tx) => {
+      // serve and worker size their pool's statement timeout for settlements (lease / 3):
+      // waiting for another process's migration, or a long one (an index build), must
+      // not be cut short by it. For this transaction only.
+      await tx.query('set local statement_timeout = 0');
       await tx.query('select pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK_ID]);
       await tx.query(`create table if not exists schema_migrations (
         version integer primary key,

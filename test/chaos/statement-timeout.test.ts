@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MIGRATION_LOCK_ID } from '../../src/db/migrate.js';
 import { Random, send, type Delivery, type PlannedJob } from '../../src/simulator/index.js';
 import { freshDatabase } from '../support/database.js';
 import { Fleet } from '../support/fleet.js';
@@ -79,5 +80,32 @@ describe('a statement timeout inside the settle transaction', () => {
       money_lost: billing.lost,
       money_duplicated: billing.duplicated,
     });
+  });
+
+  it('does not cut short a migration: a worker starting while another process migrates waits for it', async () => {
+    // Another process is migrating: it holds the migration lock for longer than the
+    // starting worker's statement timeout (lease / 3), which is sized for settlements.
+    const migrator = await db.pool.connect();
+    await migrator.query('select pg_advisory_lock($1::bigint)', [MIGRATION_LOCK_ID]);
+    const worker = fleet.worker({ name: 'worker(starting)', concurrency: 1, env: { TALLY_LEASE_SECONDS: String(LEASE_SECONDS) } });
+    try {
+      // Its wait on the lock has lasted well past its statement timeout.
+      await waitUntil(async () => {
+        const { rows } = await db.pool.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity
+           where datname = current_database() and application_name = 'tally-worker' and wait_event_type = 'Lock'
+             and now() - query_start > make_interval(secs => $1)`,
+          [(LEASE_SECONDS / 3) * 2],
+        );
+        return rows[0]!.n >= 1 || !fleet.alive(worker);
+      }, 30_000);
+    } finally {
+      await migrator.query('select pg_advisory_unlock($1::bigint)', [MIGRATION_LOCK_ID]);
+      migrator.release();
+    }
+    await waitUntil(() => fleet.workerStarted(worker) || !fleet.alive(worker), 30_000);
+    expect(fleet.startupFailures, 'workers that failed to start').toEqual([]);
+    expect(fleet.workerStarted(worker)).toBe(true);
+    expect(await fleet.stop(worker)).toBe(0);
   });
 });
