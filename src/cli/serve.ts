@@ -22,10 +22,17 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     console.log(`TALLY_ADMIN_TOKEN=${process.env.TALLY_ADMIN_TOKEN} (generated for this run; set it to choose your own)`);
   }
   if (!process.env.TALLY_ADMIN_TOKEN) app.log.warn('TALLY_ADMIN_TOKEN is not set: admin calls answer 401');
+  let stopping = false;
+  // app.close() waits for every connection to end. Fastify closes the idle ones, but a
+  // request in flight would leave its keep-alive connection open for the client's
+  // next request, and the stop would hang until the keep-alive timeout: once stopping,
+  // each answer closes its connection.
+  app.addHook('onSend', async (_request, reply) => {
+    if (stopping) reply.header('connection', 'close');
+  });
   await app.listen({ port, host: process.env.HOST ?? '0.0.0.0' });
   const worker: Worker | null = options.workers > 0 ? await startWorker(db, options.workers, app.log, metrics) : null;
 
-  let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;

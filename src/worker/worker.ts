@@ -87,6 +87,9 @@ export class Worker {
         this.options.onOutcome?.(outcome, (performance.now() - started) / 1000);
         if (outcome.kind === 'dead') this.options.log.error({ event: claim.event_key, provider: claim.provider, err: outcome.error }, 'event dead-lettered');
         if (outcome.kind === 'retry') this.options.log.warn({ event: claim.event_key, err: outcome.error }, 'settlement failed; will retry');
+        if (outcome.kind === 'lease_lost') {
+          this.options.log.warn({ event: claim.event_key, provider: claim.provider }, 'claim lost: the lease expired and another worker owns the event; this attempt wrote nothing');
+        }
       } catch (error) {
         // Even recording the failure failed (database down): the lease expires and
         // the event is claimed again.
