@@ -5,7 +5,8 @@ export type AlertClass =
   | 'usage_exceeds_reservation'
   | 'late_success_after_release'
   | 'late_usage_after_release'
-  | 'wallet_overdrawn';
+  | 'wallet_overdrawn'
+  | 'hold_open_past_expiry';
 
 /**
  * Records conditions a settlement noticed, for reconciliation to report. Keyed by

@@ -109,7 +109,7 @@ async function settleOnce(pool: Pool, request: SettleRequest, options: SettleOpt
 async function settleInTransaction(tx: Queryable, request: SettleRequest, state: Attempt): Promise<SettleResult> {
   const job = await lockJob(tx, request.jobId);
   if (!job) throw new JobNotFound(request.jobId);
-  const decision = decide(job.view, request.event, job.policy);
+  const decision = (await eventWaiting(tx, job, request.event)) ? waitForEvent(job) : decide(job.view, request.event, job.policy);
   const source = request.claim ? { provider: request.claim.provider, eventKey: request.claim.eventKey } : null;
 
   let settlement: SettlementRow | null = null;
@@ -124,7 +124,7 @@ async function settleInTransaction(tx: Queryable, request: SettleRequest, state:
     lockOrder = applied.lockOrder;
     charges ||= applied.charges;
   }
-  await updateJob(tx, job, decision);
+  await updateJob(tx, job, decision, request.event);
   const replayed = settlement === null;
   settlement ??= await earlierEffect(tx, job, request.event);
   if (request.claim) await markEventSettled(tx, request.claim, decision, settlement?.settlement_key ?? null);
@@ -151,7 +151,31 @@ async function settleInTransaction(tx: Queryable, request: SettleRequest, state:
   };
 }
 
-async function updateJob(tx: Queryable, job: LockedJob, decision: Decision): Promise<void> {
+/**
+ * An accepted event still waiting to settle (or dead-lettered, for an operator to
+ * retry) wins over the cancel grace and over a hold's expiry. Checked here, under the
+ * job's row lock, because intake numbers a job's events under that same lock: no event
+ * can be accepted between this check and the release.
+ */
+async function eventWaiting(tx: Queryable, job: LockedJob, event: LifecycleEvent): Promise<boolean> {
+  if (event.type !== 'cancel.grace_elapsed' && event.type !== 'hold.expired') return false;
+  const waiting = await tx.query(
+    `select 1 from webhook_events where job_id = $1 and state in ('pending', 'processing', 'dead') limit 1`,
+    [job.row.id],
+  );
+  return waiting.rowCount !== 0;
+}
+
+function waitForEvent(job: LockedJob): Decision {
+  return {
+    nextState: job.row.state,
+    intents: [],
+    outcome: { status: 'no_effect', reason: 'event_pending', raises: [] },
+    highestCorrection: job.row.highest_correction,
+  };
+}
+
+async function updateJob(tx: Queryable, job: LockedJob, decision: Decision, event: LifecycleEvent): Promise<void> {
   let captured = job.row.captured;
   let released = job.row.released;
   let adjusted = job.row.adjusted;
@@ -160,18 +184,22 @@ async function updateJob(tx: Queryable, job: LockedJob, decision: Decision): Pro
     if (intent.kind === 'release') [captured, released] = [0n, intent.amount];
     if (intent.kind === 'adjustment') adjusted += intent.amount;
   }
+  // A tenant's cancel is recorded even when the job stays where it is (usage_pending):
+  // if the fetched usage turns out not to belong to the job, the cancel still stands.
+  const recordsCancel = event.type === 'cancel.requested' && decision.outcome.status === 'applied' && job.row.cancel_requested_at === null;
   const unchanged =
     decision.nextState === job.row.state &&
     captured === job.row.captured &&
     adjusted === job.row.adjusted &&
-    decision.highestCorrection === job.row.highest_correction;
+    decision.highestCorrection === job.row.highest_correction &&
+    !recordsCancel;
   if (unchanged) return;
   await tx.query(
     `update jobs set state = $2, captured = $3, released = $4, adjusted = $5, highest_correction = $6,
-            cancel_requested_at = case when $2 = 'cancel_requested' then coalesce(cancel_requested_at, now()) else cancel_requested_at end,
+            cancel_requested_at = case when $2 = 'cancel_requested' or $7 then coalesce(cancel_requested_at, now()) else cancel_requested_at end,
             updated_at = now()
      where id = $1`,
-    [job.row.id, decision.nextState, captured?.toString() ?? null, released?.toString() ?? null, adjusted.toString(), decision.highestCorrection],
+    [job.row.id, decision.nextState, captured?.toString() ?? null, released?.toString() ?? null, adjusted.toString(), decision.highestCorrection, recordsCancel],
   );
 }
 

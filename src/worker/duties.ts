@@ -1,10 +1,12 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { settle } from '../ledger/settle.js';
+import { raiseAlerts } from '../ledger/alerts.js';
 import { reconcile } from '../reconcile/run.js';
 
 /** How often each periodic duty runs, across all workers together. */
 export const DUTY_INTERVAL_SECONDS = {
   cancel_grace: 2,
+  hold_expiry: 5,
   idempotency_cleanup: 3600,
   // TALLY_RECONCILE_INTERVAL_SECONDS=0 turns scheduled reconciliation off.
   reconcile: Number(process.env.TALLY_RECONCILE_INTERVAL_SECONDS ?? 300),
@@ -14,12 +16,14 @@ export const DUTY_INTERVAL_SECONDS = {
 export const IDEMPOTENCY_RETENTION_DAYS = 30;
 
 /**
- * Takes the duty if it is due: one conditional UPDATE, so however many workers ask,
- * one runs it per interval.
+ * Takes the duty if it is due: one conditional upsert, so however many workers ask,
+ * one runs it per interval (a duty new to this build gets its row on first use).
  */
 async function claimDuty(db: Queryable, name: keyof typeof DUTY_INTERVAL_SECONDS): Promise<boolean> {
   const result = await db.query(
-    `update duties set last_run_at = now() where name = $1 and last_run_at <= now() - make_interval(secs => $2)`,
+    `insert into duties as d (name, last_run_at) values ($1, now())
+     on conflict on constraint duties_pkey do update set last_run_at = now()
+     where d.last_run_at <= now() - make_interval(secs => $2)`,
     [name, DUTY_INTERVAL_SECONDS[name]],
   );
   return result.rowCount === 1;
@@ -32,6 +36,10 @@ export async function runDueDuties(
   if (await claimDuty(pool, 'cancel_grace')) {
     const released = await releaseAfterCancelGrace(pool);
     if (released > 0) log.info({ released }, 'released holds of jobs whose cancel grace passed');
+  }
+  if (await claimDuty(pool, 'hold_expiry')) {
+    const flagged = await flagExpiredHolds(pool);
+    if (flagged > 0) log.warn({ holds: flagged }, 'holds open past their expiry with no terminal event; tally reconcile --repair releases them');
   }
   if (DUTY_INTERVAL_SECONDS.reconcile > 0 && (await claimDuty(pool, 'reconcile'))) {
     const run = await reconcile(pool);
@@ -65,4 +73,26 @@ export async function releaseAfterCancelGrace(pool: Pool): Promise<number> {
     if (result.outcome === 'applied' && result.jobState === 'released') released++;
   }
   return released;
+}
+
+/**
+ * Raises hold_open_past_expiry on jobs whose hold outlived the provider's
+ * hold_ttl_seconds with no terminal event, so the job view shows it within seconds.
+ * Nothing is released here: that is an operator's repair (reconcile --repair).
+ */
+export async function flagExpiredHolds(pool: Pool): Promise<number> {
+  const expired = await pool.query<{ job_id: string; tenant_id: string; expires_at: Date }>(
+    `select h.job_id, h.tenant_id, h.expires_at from holds h
+     where h.resolved_by is null and h.expires_at < now()
+       and not exists (select 1 from alerts a where a.class = 'hold_open_past_expiry' and a.source = h.job_id::text)
+     limit 1000`,
+  );
+  for (const hold of expired.rows) {
+    await raiseAlerts(pool, [{ class: 'hold_open_past_expiry', detail: { expires_at: hold.expires_at.toISOString() } }], {
+      tenantId: hold.tenant_id,
+      jobId: hold.job_id,
+      source: hold.job_id,
+    });
+  }
+  return expired.rowCount ?? 0;
 }

@@ -128,7 +128,11 @@ export async function recordFetchMismatch(pool: Pool, claim: ClaimedEvent, conte
       [newId(), claim.provider, claim.event_key, claim.job_id, context.payloadHash, JSON.stringify({ mismatch: mismatch.field, source: 'usage_fetch', expected: mismatch.expected, got: mismatch.got })],
     );
     await tx.query(
-      `update jobs set state = resume_state, resume_state = null, updated_at = now() where id = $1 and state = 'usage_pending'`,
+      // A tenant's cancel recorded while usage was being fetched still stands.
+      `update jobs set state = case when cancel_requested_at is not null and resume_state in ('reserved', 'running')
+                                    then 'cancel_requested' else resume_state end,
+              resume_state = null, updated_at = now()
+       where id = $1 and state = 'usage_pending'`,
       [claim.job_id],
     );
   });

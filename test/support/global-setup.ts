@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -19,6 +19,8 @@ export async function setup(project: TestProject): Promise<void> {
   let url = process.env.DATABASE_URL;
   if (!url) {
     dataDir = await mkdtemp(join(tmpdir(), 'tally-test-'));
+    // mkdtemp makes the folder 0700; as root, PostgreSQL runs as `postgres` and must enter it.
+    await chmod(dataDir, 0o755);
     server = await startEmbedded({ dataDir, persistent: false, postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off'] });
     url = server.url;
   }
