@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool, PoolClient } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
@@ -37,8 +37,9 @@ export async function runIdempotent(
     principal: principalKey(request.principal!),
     method: request.method,
     path: request.url.split('?')[0]!,
-    key,
+    key: createHash('sha256').update(key).digest('hex'),
   };
+  const sealing = sealingKey(scope, key);
   const requestHash = createHash('sha256').update(canonicalJson(request.body ?? null)).digest();
   const outcome = await withTransaction(pool, async (tx) => {
     const lock = await tx.query<{ locked: boolean }>(
@@ -58,18 +59,43 @@ export async function runIdempotent(
       if (!first.request_hash.equals(requestHash)) {
         throw new ApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; use a new key');
       }
-      return { response: { status: first.response_status, body: first.response_body }, replayed: true };
+      return { response: { status: first.response_status, body: unseal(first.response_body, sealing) }, replayed: true };
     }
     const response = await effectOrStoredError(tx, effect);
     await tx.query(
       `insert into idempotency_keys (principal, method, path, key, request_hash, response_status, response_body)
        values ($1, $2, $3, $4, $5, $6, $7)`,
-      [scope.principal, scope.method, scope.path, scope.key, requestHash, response.status, JSON.stringify(response.body)],
+      [scope.principal, scope.method, scope.path, scope.key, requestHash, response.status, JSON.stringify(seal(response.body, sealing))],
     );
     return { response, replayed: false };
   });
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.code(outcome.response.status).send(outcome.response.body);
+}
+
+/**
+ * The stored answer may hold a secret (a new tenant's api_key, which must otherwise
+ * exist only as a hash). So the row keeps a SHA-256 of the Idempotency-Key, and the
+ * answer is sealed with AES-256-GCM under a key derived from the Idempotency-Key itself:
+ * only the client that knows the key can have it replayed; the database alone cannot
+ * reveal it.
+ */
+function sealingKey(scope: { principal: string; method: string; path: string }, rawKey: string): Buffer {
+  return createHash('sha256').update(JSON.stringify(['tally-idempotency-v1', scope.principal, scope.method, scope.path, rawKey])).digest();
+}
+
+function seal(body: unknown, key: Buffer): { sealed: string } {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const data = Buffer.concat([cipher.update(JSON.stringify(body), 'utf8'), cipher.final()]);
+  return { sealed: Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64') };
+}
+
+function unseal(stored: unknown, key: Buffer): unknown {
+  const packed = Buffer.from((stored as { sealed: string }).sealed, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', key, packed.subarray(0, 12));
+  decipher.setAuthTag(packed.subarray(12, 28));
+  return JSON.parse(Buffer.concat([decipher.update(packed.subarray(28)), decipher.final()]).toString('utf8'));
 }
 
 /**

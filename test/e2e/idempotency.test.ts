@@ -197,7 +197,7 @@ describe('Idempotency-Key', () => {
     const key = randomUUID();
     const first = await postCredit(world.walletId, key, { amount: '25.00', reference: 'pay_25' });
     expect(first.status).toBe(201);
-    const deleted = await db.pool.query('delete from idempotency_keys where key = $1', [key]);
+    const deleted = await db.pool.query(`delete from idempotency_keys where key = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [key]);
     expect(deleted.rowCount).toBe(1);
 
     const retry = await postCredit(world.walletId, key, { amount: '25.00', reference: 'pay_25' });
@@ -207,7 +207,7 @@ describe('Idempotency-Key', () => {
     expect((await wallet(world)).balance).toBe('25.000000');
 
     // The record is gone again, and the "retry" asks for another amount: it cannot be this credit.
-    await db.pool.query('delete from idempotency_keys where key = $1', [key]);
+    await db.pool.query(`delete from idempotency_keys where key = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [key]);
     const other = await postCredit(world.walletId, key, { amount: '26.00', reference: 'pay_25' });
     expect(other.status).toBeGreaterThanOrEqual(400);
     expect(other.status).toBeLessThan(500);
@@ -223,8 +223,8 @@ describe('Idempotency-Key', () => {
     const jobKey = randomUUID();
     const job = await postJob(world, jobKey, jobBody(world, { limits: { input_tokens: 1000 } }));
     expect([credit.status, job.status]).toEqual([201, 201]);
-    await db.pool.query(`update idempotency_keys set created_at = now() - interval '8 days' where key = $1`, [jobKey]);
-    await db.pool.query(`update idempotency_keys set created_at = now() - interval '400 days' where key = $1`, [creditKey]);
+    await db.pool.query(`update idempotency_keys set created_at = now() - interval '8 days' where key = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [jobKey]);
+    await db.pool.query(`update idempotency_keys set created_at = now() - interval '400 days' where key = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [creditKey]);
 
     // A record ten years old, which any retention lets go: its disappearance shows the cleanup ran.
     const sentinel = randomUUID();
