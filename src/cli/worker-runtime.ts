@@ -1,5 +1,6 @@
 import type { Database } from '../db/connect.js';
 import type { Metrics } from '../api/metrics.js';
+import { integerSetting } from '../settings.js';
 import { DEFAULT_LEASE_SECONDS, Worker, type WorkerOptions } from '../worker/worker.js';
 
 /** Starts a settlement worker over the command's database, wired to logs and metrics. */
@@ -7,7 +8,7 @@ export async function startWorker(db: Database, concurrency: number, log: Worker
   const worker = new Worker(db.pool, {
     concurrency,
     leaseSeconds: DEFAULT_LEASE_SECONDS,
-    pollIntervalMs: Number(process.env.TALLY_POLL_INTERVAL_MS ?? 1000),
+    pollIntervalMs: integerSetting('TALLY_POLL_INTERVAL_MS', 1000),
     dutyIntervalMs: 1000,
     databaseUrl: db.url,
     log,

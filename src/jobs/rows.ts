@@ -32,22 +32,37 @@ export interface LockedJob {
   policy: ProviderPolicy;
 }
 
+const LOCKED_JOB_SELECT = `
+  select j.*, to_jsonb(p) as price, pr.policies
+  from jobs j
+  join price_versions p on p.id = j.price_version_id
+  join providers pr on pr.name = j.provider`;
+
+type LockedJobRow = JobRow & { price: PriceVersionRow; policies: unknown };
+
 /**
  * SELECT … FOR UPDATE on the job row: the first lock of every settlement, so that
  * "charged so far" cannot change between decide() and the writes.
  */
 export async function lockJob(tx: Queryable, jobId: string): Promise<LockedJob | null> {
-  const result = await tx.query<JobRow & { price: PriceVersionRow; policies: unknown }>(
-    `select j.*, to_jsonb(p) as price, pr.policies
-     from jobs j
-     join price_versions p on p.id = j.price_version_id
-     join providers pr on pr.name = j.provider
-     where j.id = $1
-     for update of j`,
-    [jobId],
-  );
+  const result = await tx.query<LockedJobRow>(`${LOCKED_JOB_SELECT} where j.id = $1 for update of j`, [jobId]);
   const found = result.rows[0];
-  if (!found) return null;
+  return found ? lockedJobOf(found) : null;
+}
+
+/**
+ * Locks several jobs in one statement, in id order — the one order every batch takes
+ * them in, so two batches never wait on each other in a cycle.
+ */
+export async function lockJobs(tx: Queryable, jobIds: string[]): Promise<Map<string, LockedJob>> {
+  const result = await tx.query<LockedJobRow>(
+    `${LOCKED_JOB_SELECT} where j.id = any($1::uuid[]) order by j.id for update of j`,
+    [[...new Set(jobIds)].sort()],
+  );
+  return new Map(result.rows.map((row) => [row.id, lockedJobOf(row)]));
+}
+
+function lockedJobOf(found: LockedJobRow): LockedJob {
   const { price, policies, ...row } = found;
   return {
     row,

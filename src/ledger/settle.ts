@@ -13,7 +13,7 @@ import {
   type Outcome,
   type ProviderPolicy,
 } from '../lifecycle/index.js';
-import { lockJob, type LockedJob } from '../jobs/rows.js';
+import { lockJob, lockJobs, type LockedJob } from '../jobs/rows.js';
 import { raiseAlerts, type AlertClass } from './alerts.js';
 import { applyIntent } from './apply-intent.js';
 import { JobNotFound, LeaseLost, OutcomeUnknown, SettlementMismatch } from './errors.js';
@@ -109,46 +109,109 @@ async function settleOnce(pool: Pool, request: SettleRequest, options: SettleOpt
 async function settleInTransaction(tx: Queryable, request: SettleRequest, state: Attempt): Promise<SettleResult> {
   const job = await lockJob(tx, request.jobId);
   if (!job) throw new JobNotFound(request.jobId);
+  const written = await writeDecision(tx, job, request, state);
+  const [result] = await moveAccounts(tx, [written]);
+  failpoint('settle.before_commit');
+  return result!;
+}
+
+/**
+ * Settles the claimed events of several jobs in ONE transaction: the jobs locked in id
+ * order, each event decided and written as settle() would, then every touched account
+ * moved once, wallets before revenue accounts, each set in id order (DESIGN.md's one
+ * lock order), and one COMMIT. The hot wallet row is then updated once per batch
+ * instead of once per event. All or nothing: if any event fails — a unique violation, a
+ * lost claim, a bad event — the whole batch rolls back and the caller settles each event
+ * on its own with settle(), where its failure stays its own. At most one event per job.
+ */
+export async function settleBatch(pool: Pool, requests: (SettleRequest & { claim: EventClaim })[]): Promise<SettleResult[]> {
+  const jobIds = requests.map((r) => r.jobId);
+  if (new Set(jobIds).size !== jobIds.length) throw new RangeError('a batch holds at most one event per job');
+  return withTransaction(pool, async (tx) => {
+    const jobs = await lockJobs(tx, jobIds);
+    const written: Written[] = [];
+    for (const request of requests) {
+      const job = jobs.get(request.jobId);
+      if (!job) throw new JobNotFound(request.jobId);
+      written.push(await writeDecision(tx, job, request, { intendedKey: null, written: null, result: null }));
+    }
+    const results = await moveAccounts(tx, written);
+    failpoint('settle.before_commit');
+    return results;
+  });
+}
+
+/** One decision, written, with the account projections still to move. */
+interface Written {
+  request: SettleRequest;
+  job: LockedJob;
+  decision: Decision;
+  /** this event's effect: written now, or by an equal event before */
+  settlement: SettlementRow | null;
+  replayed: boolean;
+  transfers: Transfer[];
+  revenueAccount: string | null;
+  charges: boolean;
+}
+
+/**
+ * Decides on the locked job and writes everything but the account projections: the
+ * settlement, entries, hold, job and the event's outcome (fenced by its claim).
+ */
+async function writeDecision(tx: Queryable, job: LockedJob, request: SettleRequest, state: Attempt): Promise<Written> {
   const decision = (await eventWaiting(tx, job, request.event)) ? waitForEvent(job) : decide(job.view, request.event, job.policy);
   const source = request.claim ? { provider: request.claim.provider, eventKey: request.claim.eventKey } : null;
 
   let settlement: SettlementRow | null = null;
   const transfers: Transfer[] = [];
-  let lockOrder: string[] = [job.row.wallet_id];
+  let revenueAccount: string | null = null;
   let charges = false;
   for (const intent of decision.intents) {
     state.intendedKey = intent.key;
     const applied = await applyIntent(tx, job, intent, source);
     settlement = state.written = applied.settlement;
     transfers.push(...applied.transfers);
-    lockOrder = applied.lockOrder;
+    revenueAccount = applied.lockOrder[1] ?? null;
     charges ||= applied.charges;
   }
   await updateJob(tx, job, decision, request.event);
   const replayed = settlement === null;
   settlement ??= await earlierEffect(tx, job, request.event);
   if (request.claim) await markEventSettled(tx, request.claim, decision, settlement?.settlement_key ?? null);
+  return { request, job, decision, settlement, replayed: replayed && settlement !== null, transfers, revenueAccount, charges };
+}
 
-  // The wallet and revenue rows are the hot rows every settlement of a wallet (and of
-  // a tenant) queues on, so they are updated last: their locks are held for this
-  // statement, the alerts and COMMIT only, not for the whole transaction.
-  const balances = await moveProjections(tx, transfers, lockOrder);
-  const alerts: { class: AlertClass; detail?: Record<string, unknown> }[] = decision.outcome.raises.map((a) => ({ class: a }));
-  const walletBalance = balances.get(job.row.wallet_id);
-  if (charges && walletBalance !== undefined && walletBalance < 0n) {
-    alerts.push({ class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: walletBalance.toString() } });
+/**
+ * Moves the account projections of everything written, then raises the alerts that
+ * depend on the resulting balances. The wallet and revenue rows are the hot rows every
+ * settlement of a wallet (and of a tenant) queues on, so they are updated last: their
+ * locks are held for these statements and COMMIT only, not for the whole transaction.
+ */
+async function moveAccounts(tx: Queryable, written: Written[]): Promise<SettleResult[]> {
+  const wallets = [...new Set(written.map((w) => w.job.row.wallet_id))].sort();
+  const revenues = [...new Set(written.flatMap((w) => (w.revenueAccount ? [w.revenueAccount] : [])))].sort();
+  const balances = await moveProjections(tx, written.flatMap((w) => w.transfers), [...wallets, ...revenues]);
+  const results: SettleResult[] = [];
+  for (const w of written) {
+    const { job, decision, request } = w;
+    const alerts: { class: AlertClass; detail?: Record<string, unknown> }[] = decision.outcome.raises.map((a) => ({ class: a }));
+    const walletBalance = balances.get(job.row.wallet_id);
+    if (w.charges && walletBalance !== undefined && walletBalance < 0n) {
+      alerts.push({ class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: walletBalance.toString() } });
+    }
+    const source = request.claim ? `${request.claim.provider}/${request.claim.eventKey}` : `${request.jobId}:${request.event.type}`;
+    const alertSource = (!w.replayed && w.settlement?.settlement_key) || source;
+    await raiseAlerts(tx, alerts, { tenantId: job.row.tenant_id, jobId: job.row.id, source: alertSource });
+    results.push({
+      outcome: decision.outcome.status,
+      ...(decision.outcome.reason ? { reason: decision.outcome.reason } : {}),
+      alerts: alerts.map((a) => a.class),
+      jobState: decision.nextState,
+      settlement: w.settlement,
+      replayed: w.replayed,
+    });
   }
-  const alertSource = state.written?.settlement_key ?? (source ? `${source.provider}/${source.eventKey}` : `${request.jobId}:${request.event.type}`);
-  await raiseAlerts(tx, alerts, { tenantId: job.row.tenant_id, jobId: job.row.id, source: alertSource });
-  failpoint('settle.before_commit');
-  return {
-    outcome: decision.outcome.status,
-    ...(decision.outcome.reason ? { reason: decision.outcome.reason } : {}),
-    alerts: alerts.map((a) => a.class),
-    jobState: decision.nextState,
-    settlement,
-    replayed: replayed && settlement !== null,
-  };
+  return results;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Pool, Queryable } from '../db/pool.js';
 import { settle } from '../ledger/settle.js';
 import { raiseAlerts } from '../ledger/alerts.js';
 import { reconcile } from '../reconcile/run.js';
+import { integerSetting } from '../settings.js';
 
 /** How often each periodic duty runs, across all workers together. */
 export const DUTY_INTERVAL_SECONDS = {
@@ -9,7 +10,7 @@ export const DUTY_INTERVAL_SECONDS = {
   hold_expiry: 5,
   idempotency_cleanup: 3600,
   // TALLY_RECONCILE_INTERVAL_SECONDS=0 turns scheduled reconciliation off.
-  reconcile: Number(process.env.TALLY_RECONCILE_INTERVAL_SECONDS ?? 300),
+  reconcile: integerSetting('TALLY_RECONCILE_INTERVAL_SECONDS', 300, 0),
 } as const;
 
 /** How long idempotency records are kept (CONTRACT: at least 7 days; credits for ever). */

@@ -1,12 +1,13 @@
 import { InvalidEventError, InvalidJobViewError } from '../lifecycle/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
 import { JobNotFound, SettlementMismatch } from '../ledger/errors.js';
+import { integerSetting } from '../settings.js';
 
 /**
  * Settlement attempts before an event is dead-lettered: 8, or TALLY_MAX_ATTEMPTS (an
  * operator who wants dead letters sooner, a test that cannot wait a minute for them).
  */
-export const MAX_SETTLE_ATTEMPTS = attemptsSetting(process.env.TALLY_MAX_ATTEMPTS, 8);
+export const MAX_SETTLE_ATTEMPTS = integerSetting('TALLY_MAX_ATTEMPTS', 8);
 /** Backoff between attempts: exponential from 500 ms, capped at 30 s, full jitter. */
 export const RETRY_BASE_MS = 500;
 export const RETRY_CAP_MS = 30_000;
@@ -28,13 +29,4 @@ export function isPermanent(error: unknown): boolean {
 export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
   const ceiling = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempt - 1));
   return Math.round(ceiling / 2 + random() * (ceiling / 2));
-}
-
-function attemptsSetting(value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const attempts = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(attempts) || attempts < 1) {
-    throw new Error(`TALLY_MAX_ATTEMPTS must be a whole number of attempts, 1 or more; got ${JSON.stringify(value)}`);
-  }
-  return attempts;
 }

@@ -2,7 +2,7 @@ import type { Pool } from '../db/pool.js';
 import type { LifecycleEvent } from '../lifecycle/index.js';
 import { InvalidEventError } from '../lifecycle/index.js';
 import { LeaseLost } from '../ledger/errors.js';
-import { settle, type SettleResult } from '../ledger/settle.js';
+import { settle, settleBatch, type SettleResult } from '../ledger/settle.js';
 import { failpoint } from '../failpoints.js';
 import type { ClaimedEvent } from './queue.js';
 import { deadLetter, scheduleRetry } from './queue.js';
@@ -76,4 +76,47 @@ export async function settleEvent(pool: Pool, claim: ClaimedEvent): Promise<Even
     await scheduleRetry(pool, claim, retryDelayMs(claim.attempts), message);
     return { kind: 'retry', error: err };
   }
+}
+
+/**
+ * Settles several claimed events (of different jobs) in one transaction. Events whose
+ * usage must still be fetched, and every event of a batch that fails as a whole, go
+ * through settleEvent() one by one — where each failure is retried or dead-lettered on
+ * its own. Outcomes are returned in the order of `claims`.
+ */
+export async function settleEvents(pool: Pool, claims: ClaimedEvent[]): Promise<EventOutcome[]> {
+  const outcomes = new Map<ClaimedEvent, EventOutcome>();
+  const batchable: { claim: ClaimedEvent; event: LifecycleEvent }[] = [];
+  for (const claim of claims) {
+    let event: LifecycleEvent | null = null;
+    if (!claim.event.fetch_usage || claim.usage !== null) {
+      try {
+        event = lifecycleEventOf(claim);
+      } catch {
+        event = null; // settleEvent dead-letters it with the reason
+      }
+    }
+    if (event) batchable.push({ claim, event });
+    else outcomes.set(claim, await settleEvent(pool, claim));
+  }
+  if (batchable.length > 0) {
+    try {
+      const results = await settleBatch(
+        pool,
+        batchable.map(({ claim, event }) => ({
+          jobId: claim.job_id,
+          event,
+          claim: { provider: claim.provider, eventKey: claim.event_key, fencingToken: claim.fencing_token },
+        })),
+      );
+      failpoint('worker.after_commit');
+      batchable.forEach(({ claim }, i) => outcomes.set(claim, { kind: 'settled', result: results[i]! }));
+    } catch {
+      // Whatever failed, and whether or not the batch committed (a connection lost at
+      // COMMIT), settling each event alone is safe: on a committed batch each finds its
+      // event already recorded (its claim is no longer 'processing') and writes nothing.
+      for (const { claim } of batchable) outcomes.set(claim, await settleEvent(pool, claim));
+    }
+  }
+  return claims.map((claim) => outcomes.get(claim)!);
 }

@@ -2,13 +2,20 @@ import pg from 'pg';
 import type { Pool } from '../db/pool.js';
 import { failpoint } from '../failpoints.js';
 import { EVENTS_CHANNEL } from '../intake/receive.js';
-import { claimEvents } from './queue.js';
-import { settleEvent, type EventOutcome } from './settle-event.js';
+import { claimEvents, type ClaimedEvent } from './queue.js';
+import { settleEvent, settleEvents, type EventOutcome } from './settle-event.js';
 import { runDueDuties } from './duties.js';
+import { integerSetting } from '../settings.js';
 
 export interface WorkerOptions {
-  /** events settled at once by this worker */
+  /** loops of this worker, each settling one batch at a time */
   concurrency: number;
+  /**
+   * Most events a loop claims and settles in one transaction. Batches fill only when
+   * events wait: under light load a loop claims what is there, often one event, so
+   * latency stays low; under heavy load one commit carries many settlements.
+   */
+  batchSize?: number;
   /** claim lease; longer than the statement timeout plus the usage-fetch timeout */
   leaseSeconds: number;
   /** polling fallback when no notification arrives */
@@ -20,7 +27,8 @@ export interface WorkerOptions {
   onOutcome?: (outcome: EventOutcome, seconds: number) => void;
 }
 
-export const DEFAULT_LEASE_SECONDS = Number(process.env.TALLY_LEASE_SECONDS ?? 60);
+export const DEFAULT_LEASE_SECONDS = integerSetting('TALLY_LEASE_SECONDS', 60);
+export const DEFAULT_BATCH_SIZE = integerSetting('TALLY_SETTLE_BATCH_SIZE', 32);
 
 /**
  * A settlement worker: `concurrency` loops that claim one event at a time, settle it,
@@ -67,35 +75,39 @@ export class Worker {
 
   private async loop(): Promise<void> {
     while (this.running) {
-      let claimed;
+      let claims: ClaimedEvent[];
       try {
-        claimed = await claimEvents(this.pool, 1, this.options.leaseSeconds);
+        claims = await claimEvents(this.pool, this.options.batchSize ?? DEFAULT_BATCH_SIZE, this.options.leaseSeconds);
       } catch (error) {
         this.options.log.warn({ err: error }, 'claiming events failed; retrying after the poll interval');
         await this.idle();
         continue;
       }
-      const claim = claimed[0];
-      if (!claim) {
+      if (claims.length === 0) {
         await this.idle();
         continue;
       }
       failpoint('worker.after_claim');
       const started = performance.now();
       try {
-        const outcome = await settleEvent(this.pool, claim);
-        this.options.onOutcome?.(outcome, (performance.now() - started) / 1000);
-        if (outcome.kind === 'dead') this.options.log.error({ event: claim.event_key, provider: claim.provider, err: outcome.error }, 'event dead-lettered');
-        if (outcome.kind === 'retry') this.options.log.warn({ event: claim.event_key, err: outcome.error }, 'settlement failed; will retry');
-        if (outcome.kind === 'lease_lost') {
-          this.options.log.warn({ event: claim.event_key, provider: claim.provider }, 'claim lost: the lease expired and another worker owns the event; this attempt wrote nothing');
-        }
+        const outcomes = claims.length === 1 ? [await settleEvent(this.pool, claims[0]!)] : await settleEvents(this.pool, claims);
+        const seconds = (performance.now() - started) / 1000;
+        outcomes.forEach((outcome, i) => this.report(claims[i]!, outcome, seconds));
       } catch (error) {
-        // Even recording the failure failed (database down): the lease expires and
-        // the event is claimed again.
-        this.options.log.warn({ err: error, event: claim.event_key }, 'could not record the event outcome');
+        // Even recording the failure failed (database down): the leases expire and the
+        // events are claimed again.
+        this.options.log.warn({ err: error, events: claims.length }, 'could not record the event outcome; the leases expire and the events are claimed again');
         await this.idle();
       }
+    }
+  }
+
+  private report(claim: ClaimedEvent, outcome: EventOutcome, seconds: number): void {
+    this.options.onOutcome?.(outcome, seconds);
+    if (outcome.kind === 'dead') this.options.log.error({ event: claim.event_key, provider: claim.provider, err: outcome.error }, 'event dead-lettered');
+    if (outcome.kind === 'retry') this.options.log.warn({ event: claim.event_key, err: outcome.error }, 'settlement failed; will retry');
+    if (outcome.kind === 'lease_lost') {
+      this.options.log.warn({ event: claim.event_key, provider: claim.provider }, 'claim lost: the lease expired and another worker owns the event; this attempt wrote nothing');
     }
   }
 

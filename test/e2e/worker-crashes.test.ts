@@ -293,7 +293,8 @@ describe('SIGTERM', () => {
     const { jobIds, eventKeys } = await completeJobs(world, 5);
     // The first job's settlement will wait on the test's lock: that is the event in hand.
     const gate = await lockJobs([jobIds[0]!], 'for key share');
-    const worker = startWorker({ LOG_LEVEL: 'info' }, 1);
+    // Batches of one, so that "the event in hand" is exactly one event.
+    const worker = startWorker({ LOG_LEVEL: 'info', TALLY_SETTLE_BATCH_SIZE: '1' }, 1);
     await waitUntil(async () => (await lockWaiters('tally-worker', LOCK_JOB_QUERY)).length === 1);
     expect(await eventRow(world.provider, eventKeys[0]!)).toMatchObject({ state: 'processing' });
 
