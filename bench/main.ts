@@ -1,0 +1,199 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { startEmbedded, type EmbeddedServer } from './app.js';
+import { benchPool, checkpoint, dropDatabase, recreateDatabase, serverInfo } from './database.js';
+import { measureLimit, prepareLimit, type LimitResult } from './limit.js';
+import { procStat } from './procs.js';
+import { note } from './progress.js';
+import { formatReport, ratiosOf, type BenchReport } from './report.js';
+import { runScenario, type ScenarioName, type ScenarioResult } from './scenario.js';
+
+/**
+ * `npm run bench`: Tally's throughput under a duplicate-heavy webhook load, next to the
+ * rate of the smallest durable transaction the same PostgreSQL can commit — and the
+ * money checked afterwards. See README.md ("Benchmark") and bench/RESULTS.md.
+ */
+
+interface Options {
+  jobs: number;
+  concurrency: number;
+  workers: number;
+  workerConcurrency: number;
+  separate: boolean;
+  tenants: number;
+  scenarios: ScenarioName[];
+  limitSeconds: number;
+  rate: number;
+  seed: number;
+  logLevel: string;
+  json: boolean;
+  out?: string;
+  keep: boolean;
+  profile: boolean;
+  pgSetting: string[];
+}
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
+
+function nonNegative(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+}
+
+function collectSetting(value: string, previous: string[]): string[] {
+  if (!/^[a-z_.]+=\S+$/.test(value)) throw new InvalidArgumentError('expected name=value, e.g. synchronous_commit=off');
+  return [...previous, value];
+}
+
+function scenarioList(value: string): ScenarioName[] {
+  const names = value.split(',').map((s) => s.trim());
+  for (const name of names) if (name !== 'hot' && name !== 'spread') throw new InvalidArgumentError('expected hot, spread or hot,spread');
+  return names as ScenarioName[];
+}
+
+function parseOptions(): Options {
+  const program = new Command()
+    .name('npm run bench --')
+    .description("Tally's settlement throughput against the database's own limit, with the money verified")
+    .option('--jobs <n>', 'jobs per scenario', positive, 5000)
+    .option('--concurrency <n>', 'deliveries in flight from the load generator', positive, 64)
+    .option('--workers <n>', 'tally worker processes', positive, 1)
+    .option('--worker-concurrency <n>', 'tally worker --concurrency (the limit uses workers × this many connections)', positive, 16)
+    .option('--separate', 'deliver everything first, then start the workers (intake and settlement measured apart)')
+    .option('--tenants <n>', 'wallets of the spread scenario', positive, 100)
+    .option('--scenarios <list>', 'hot, spread or hot,spread', scenarioList, ['hot', 'spread'] as ScenarioName[])
+    .option('--limit-seconds <n>', 'seconds of each limit measurement', positive, 10)
+    .option('--rate <n>', 'deliveries per second (0 = as fast as answered)', nonNegative, 0)
+    .option('--seed <n>', 'seed of usage and delivery order', nonNegative, 1)
+    .addOption(new Option('--log-level <level>', 'LOG_LEVEL of serve and worker').default('warn'))
+    .option('--json', 'print the report as JSON on stdout (use npm run -s bench -- --json)')
+    .option('--out <file>', 'also write the JSON report to this file')
+    .option('--keep', 'keep the work folder (logs, databases) afterwards')
+    .option('--no-profile', 'no pg_stat_statements, wait sampling or EXPLAIN')
+    .option('--pg-setting <name=value>', 'a setting of the embedded PostgreSQL, repeatable (experiments: synchronous_commit=off)', collectSetting, [] as string[]);
+  program.parse(process.argv);
+  return program.opts<Options>();
+}
+
+function machine(): BenchReport['machine'] {
+  return { cpus: availableParallelism(), cpuModel: cpus()[0]?.model.trim() ?? 'unknown', memoryBytes: totalmem(), node: process.version, kernel: release() };
+}
+
+/** The postmaster of a backend, if that backend is a PostgreSQL process on this machine. */
+function localPostmaster(backendPid: number): number | null {
+  const comm = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return null;
+    }
+  };
+  const stat = procStat(backendPid);
+  // A remote server's backend pid may exist here by chance: both must be postgres processes.
+  return stat && comm(backendPid) === 'postgres' && comm(stat.ppid) === 'postgres' ? stat.ppid : null;
+}
+
+async function main(): Promise<boolean> {
+  const options = parseOptions();
+  const external = process.env.DATABASE_URL;
+  if (external && options.pgSetting.length > 0) throw new Error('--pg-setting applies to the embedded PostgreSQL; with DATABASE_URL, configure your server');
+  const workDir = await mkdtemp(join(tmpdir(), 'tally-bench-'));
+  let embedded: EmbeddedServer | null = null;
+  let ok = false;
+  try {
+    note(`work folder ${workDir} (process logs are there)`);
+    if (!external) note('starting an embedded PostgreSQL in the work folder…');
+    embedded = external
+      ? null
+      : await startEmbedded({
+          dataDir: join(workDir, 'db'),
+          persistent: false,
+          postgresFlags: [
+            ...(options.profile ? ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track_planning=on'] : []),
+            ...options.pgSetting.flatMap((setting) => ['-c', setting]),
+          ],
+        });
+    const adminUrl = external ?? embedded!.url;
+    const admin = benchPool(adminUrl, 2);
+    const info = await serverInfo(admin, localPostmaster).finally(() => admin.end());
+    const connections = options.workers * options.workerConcurrency;
+
+    note(`measuring the limit: ${connections} connections, ${options.limitSeconds} s per shape`);
+    const limitUrl = await recreateDatabase(adminUrl, 'tally_bench_limit');
+    await prepareLimit(limitUrl);
+    const limit: LimitResult[] = [];
+    for (const shape of ['distinct_rows', 'one_row'] as const) {
+      const pool = benchPool(limitUrl, 1);
+      await checkpoint(pool);
+      await pool.end();
+      limit.push(await measureLimit(limitUrl, shape, connections, options.limitSeconds, info.postmasterPid, (tx, s) => note(`  limit ${shape}: ${tx} tx in ${s.toFixed(0)} s`)));
+      note(`  limit ${shape}: ${Math.round(limit[limit.length - 1]!.perSecond)} tx/s`);
+    }
+
+    const scenarios: ScenarioResult[] = [];
+    for (const name of options.scenarios) {
+      const result = await runScenario({
+        name,
+        tenants: name === 'hot' ? 1 : options.tenants,
+        jobs: options.jobs,
+        loadConcurrency: options.concurrency,
+        rate: options.rate,
+        workers: options.workers,
+        workerConcurrency: options.workerConcurrency,
+        separate: options.separate ?? false,
+        seed: options.seed,
+        logLevel: options.logLevel,
+        profile: options.profile,
+        statStatements: info.statStatements,
+        workDir,
+        adminUrl,
+        postmasterPid: info.postmasterPid,
+      });
+      note(`[${name}] ${Math.round(result.jobsPerSecond)} jobs/s, ${Math.round(result.acceptedPerSecond)} deliveries/s; money ${result.verification.ok ? 'exact' : 'WRONG'}`);
+      scenarios.push(result);
+    }
+
+    ok = scenarios.every((s) => s.verification.ok);
+    const report: BenchReport = {
+      date: new Date().toISOString(),
+      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+      machine: machine(),
+      postgres: { version: info.version, embedded: !external, settings: info.settings },
+      options: { ...options },
+      limit,
+      scenarios,
+      ratios: ratiosOf(scenarios, limit),
+      ok,
+    };
+    const json = JSON.stringify(report, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
+    if (options.out) await writeFile(options.out, `${json}\n`);
+    process.stdout.write(options.json ? `${json}\n` : `${formatReport(report)}\n`);
+    if (!ok) note('the money is NOT exact: see "Verification" above');
+    if (external && !options.keep) for (const name of ['limit', ...options.scenarios]) await dropDatabase(adminUrl, `tally_bench_${name}`);
+    return ok;
+  } finally {
+    await embedded?.stop();
+    if (ok && !options.keep) await rm(workDir, { recursive: true, force: true });
+    else note(`kept ${workDir}`);
+  }
+}
+
+// Ctrl-C or kill: exit through process.exit, so that 'exit' handlers stop the children
+// and the embedded PostgreSQL.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+main().then(
+  (ok) => process.exit(ok ? 0 : 1),
+  (error: unknown) => {
+    process.stderr.write(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(2);
+  },
+);

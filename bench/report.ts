@@ -1,0 +1,169 @@
+import type { LimitResult } from './limit.js';
+import type { ScenarioName, ScenarioResult } from './scenario.js';
+
+/** The readable report (a table) and the machine one (--json). */
+
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  memoryBytes: number;
+  node: string;
+  kernel: string;
+}
+
+export interface BenchReport {
+  date: string;
+  command: string;
+  machine: Machine;
+  postgres: { version: string; embedded: boolean; settings: Record<string, string> };
+  options: Record<string, unknown>;
+  limit: LimitResult[];
+  scenarios: ScenarioResult[];
+  ratios: Record<ScenarioName, { jobsToLimit: number; jobsToLimitOneRow: number; eventsToLimit: number; deliveriesToLimit: number }>;
+  ok: boolean;
+}
+
+export function ratiosOf(scenarios: ScenarioResult[], limit: LimitResult[]): BenchReport['ratios'] {
+  const distinct = limit.find((l) => l.shape === 'distinct_rows')?.perSecond ?? NaN;
+  const one = limit.find((l) => l.shape === 'one_row')?.perSecond ?? NaN;
+  const out = {} as BenchReport['ratios'];
+  for (const s of scenarios) {
+    out[s.name] = {
+      jobsToLimit: s.jobsPerSecond / distinct,
+      jobsToLimitOneRow: s.jobsPerSecond / one,
+      eventsToLimit: s.eventsPerSecond / distinct,
+      deliveriesToLimit: s.acceptedPerSecond / distinct,
+    };
+  }
+  return out;
+}
+
+const TITLES: Record<ScenarioName, (s: ScenarioResult) => string> = {
+  hot: () => 'hot wallet (1 wallet)',
+  spread: (s) => `spread (${s.tenants} wallets)`,
+};
+
+/** Share of the machine's CPU taken by others above which the report warns. */
+const CONTENDED = 0.2;
+
+const num = (n: number | null | undefined, digits = 0) =>
+  n === null || n === undefined || !Number.isFinite(n) ? 'n/a' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const mib = (bytes: number | null | undefined) => (bytes === null || bytes === undefined ? 'n/a' : `${num(bytes / 2 ** 20)}`);
+const pct = (x: number) => `${num(x * 100, 1)} %`;
+const ms = (p: { p50: number; p95: number; p99: number }) => `${num(p.p50)} / ${num(p.p95)} / ${num(p.p99)}`;
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('   ').trimEnd()).join('\n');
+}
+
+export function formatReport(report: BenchReport): string {
+  const { scenarios, limit, ratios } = report;
+  const o = report.options;
+  const lines: string[] = [];
+  const m = report.machine;
+  lines.push(`Tally benchmark — ${report.date}`);
+  lines.push(`machine: ${m.cpus} CPUs (${m.cpuModel}), ${num(m.memoryBytes / 2 ** 30, 1)} GiB, Node ${m.node}, Linux ${m.kernel}`);
+  lines.push(
+    `PostgreSQL ${report.postgres.version}${report.postgres.embedded ? ' (embedded)' : ''}: ${Object.entries(report.postgres.settings).map(([k, v]) => `${k}=${v}`).join(', ')}`,
+  );
+  lines.push(
+    `run: ${o['jobs']} jobs × 3 deliveries (original, duplicate, re-emission); load generator ${o['concurrency']} in flight${o['rate'] ? ` at ${o['rate']}/s` : ''}; tally serve --workers 0 + ${o['workers']} × tally worker --concurrency ${o['workerConcurrency']}; LOG_LEVEL=${o['logLevel']}${o['separate'] ? '; --separate: the workers start once every delivery is accepted, so settlement rates count from the first event processed' : ''}`,
+  );
+  lines.push('');
+  const col = (f: (s: ScenarioResult) => string) => scenarios.map(f);
+  const rows: string[][] = [
+    ['', ...col((s) => TITLES[s.name](s))],
+    ['deliveries accepted / s (HTTP 200s)', ...col((s) => num(s.acceptedPerSecond))],
+    ['jobs settled / s', ...col((s) => num(s.jobsPerSecond))],
+    ['events settled / s (2 per job)', ...col((s) => num(s.eventsPerSecond))],
+    ['deliveries: seconds to send all', ...col((s) => num(s.deliverySeconds, 1))],
+    [o['separate'] ? 'settled: first event processed → last capture, s' : 'settled: first delivery → last capture, s', ...col((s) => num(s.settleSeconds, 1))],
+    ['receipt → settled p50 / p95 / p99, ms', ...col((s) => ms(s.latencyMs))],
+    ['delivery HTTP p50 / p95 / p99, ms', ...col((s) => ms(s.httpMs))],
+    ['peak RSS server, MiB', ...col((s) => mib(s.peakRssBytes.server))],
+    ['peak RSS worker(s), MiB', ...col((s) => s.peakRssBytes.workers.map(mib).join(' + '))],
+    ['CPU s: server', ...col((s) => num(s.cpuSeconds.server, 1))],
+    ['CPU s: worker(s)', ...col((s) => num(s.cpuSeconds.workers, 1))],
+    ['CPU s: PostgreSQL', ...col((s) => (s.cpuSeconds.postgres ? num(Object.values(s.cpuSeconds.postgres).reduce((a, b) => a + b, 0), 1) : 'n/a'))],
+    [
+      'CPU ms per job: server / workers / PostgreSQL',
+      ...col((s) => {
+        const pg = s.cpuSeconds.postgres ? Object.values(s.cpuSeconds.postgres).reduce((a, b) => a + b, 0) : null;
+        const per = (x: number | null) => (x === null ? null : (x * 1000) / s.jobs);
+        return `${num(per(s.cpuSeconds.server), 1)} / ${num(per(s.cpuSeconds.workers), 1)} / ${num(per(pg), 1)}`;
+      }),
+    ],
+    ['CPU s: load generator + harness', ...col((s) => num(s.cpuSeconds.loadGenerator + s.cpuSeconds.harness, 1))],
+    ['CPU s: other processes on the machine', ...col((s) => num(s.cpuSeconds.otherProcesses, 1))],
+    ['CPU s available (CPUs × window)', ...col((s) => num(s.cpuSeconds.available, 1))],
+    ['run-queue wait s: server / workers / PostgreSQL', ...col((s) => `${num(s.cpuSeconds.runQueueWait.server, 1)} / ${num(s.cpuSeconds.runQueueWait.workers, 1)} / ${num(s.cpuSeconds.runQueueWait.postgres, 1)}`)],
+    ['load average (1 min) at the end', ...col((s) => num(s.cpuSeconds.loadAverage, 1))],
+    ['statements per job (round trips)', ...col((s) => num(s.profile.statementsPerJob, 1))],
+    ['transactions per job (COMMITs)', ...col((s) => num(s.profile.transactionsPerJob, 2))],
+    ['PostgreSQL ms per job: executing / planning', ...col((s) => `${num(s.profile.executeMsPerJob, 1)} / ${num(s.profile.planMsPerJob, 1)}`)],
+    ['retried deliveries', ...col((s) => num(s.retries))],
+    ['money verified', ...col((s) => (s.verification.ok ? 'exact' : 'FAILED'))],
+  ];
+  lines.push(table(rows));
+  const busiest = Math.max(
+    ...[...scenarios.map((s) => s.cpuSeconds), ...limit.map((l) => l.cpuSeconds)].map((c) =>
+      c.otherProcesses !== null && c.available ? c.otherProcesses / c.available : 0,
+    ),
+  );
+  if (busiest > CONTENDED) {
+    lines.push(`WARNING: other processes used up to ${pct(busiest)} of the machine's CPU during this run: every rate above is lower than this machine gives Tally alone.`);
+  }
+  lines.push('');
+  lines.push(`The limit: minimal durable transactions (BEGIN; UPDATE 1 row; INSERT 1 row; COMMIT), ${limit[0]?.connections ?? '?'} connections, ~${num(limit[0]?.seconds)} s each`);
+  lines.push(
+    table([
+      ['', 'tx / s', 'latency p50 / p95 / p99, ms', 'PostgreSQL CPU ms / tx', 'CPU s: PostgreSQL / harness / other / available'],
+      ...limit.map((l) => [
+        l.shape === 'distinct_rows' ? 'distinct rows (one per connection)' : 'one row (all connections)',
+        num(l.perSecond),
+        ms(l.latencyMs),
+        num(l.cpuSeconds.postgres === null ? null : (l.cpuSeconds.postgres * 1000) / l.transactions, 3),
+        `${num(l.cpuSeconds.postgres, 1)} / ${num(l.cpuSeconds.harness, 1)} / ${num(l.cpuSeconds.otherProcesses, 1)} / ${num(l.cpuSeconds.available, 1)}`,
+      ]),
+    ]),
+  );
+  lines.push('');
+  lines.push('Tally as a share of the limit');
+  lines.push(
+    table([
+      ['', ...col((s) => TITLES[s.name](s))],
+      ['jobs settled / s ÷ limit (distinct rows)', ...col((s) => pct(ratios[s.name].jobsToLimit))],
+      ['jobs settled / s ÷ limit (one row)', ...col((s) => pct(ratios[s.name].jobsToLimitOneRow))],
+      ['events settled / s ÷ limit (distinct rows)', ...col((s) => pct(ratios[s.name].eventsToLimit))],
+      ['deliveries accepted / s ÷ limit (distinct rows)', ...col((s) => pct(ratios[s.name].deliveriesToLimit))],
+    ]),
+  );
+  for (const s of scenarios) {
+    lines.push('');
+    lines.push(`Profile — ${TITLES[s.name](s)}`);
+    if (s.cpuSeconds.postgres) {
+      lines.push(`  PostgreSQL CPU s by client: ${Object.entries(s.cpuSeconds.postgres).slice(0, 6).map(([k, v]) => `${k} ${num(v, 1)}`).join(', ')}`);
+    }
+    const waits = s.profile.waits;
+    if (waits) {
+      for (const app of ['tally-serve', 'tally-worker']) {
+        const shares = waits.byApplication[app];
+        if (!shares) continue;
+        lines.push(
+          `  ${app} connections (${num(waits.backends[app], 1)} on average): ${Object.entries(shares).slice(0, 5).map(([k, v]) => `${k} ${pct(v)}`).join(', ')}`,
+        );
+      }
+    }
+    if (s.profile.claim) lines.push(`  claim query with ${s.profile.claim.backlog} events open: ${num(s.profile.claim.executionMs, 2)} ms (EXPLAIN ANALYZE)`);
+    for (const st of s.profile.statements.slice(0, 6)) {
+      lines.push(`  ${num(st.totalMs)} ms (+${num(st.planMs)} planning) in ${num(st.callsPerJob, 2)}/job × ${num(st.meanMs, 3)} ms: ${st.query.slice(0, 90)}`);
+    }
+  }
+  lines.push('');
+  for (const s of scenarios) {
+    lines.push(`Verification — ${TITLES[s.name](s)}: ${s.verification.ok ? 'exact' : 'FAILED'}`);
+    for (const c of s.verification.checks) lines.push(`  ${c.ok ? 'ok  ' : 'FAIL'} ${c.name} — ${c.detail}`);
+  }
+  return lines.join('\n');
+}
