@@ -82,7 +82,8 @@ function validateBaseUrl(baseUrl: string): void {
     throw new InvalidProviderSettings('base_url must be an absolute http(s) URL such as "https://api.openai.com"');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidProviderSettings('base_url must be http or https');
-  if (url.username || url.password) throw new InvalidProviderSettings('base_url must not carry credentials; the api_key setting is sent as a header');
+  if (url.username || url.password)
+    throw new InvalidProviderSettings('base_url must not carry credentials; the api_key setting is sent as a header');
   if (url.search || url.hash) throw new InvalidProviderSettings('base_url must not have a query or fragment');
 }
 
@@ -96,7 +97,9 @@ function validateJwks(jwks: { keys: unknown[] }): void {
       throw new InvalidProviderSettings(`jwks.keys[${index}] is a private key; give the public key only (without "d")`);
     }
     if (!importEd25519(jwk)) {
-      throw new InvalidProviderSettings(`jwks.keys[${index}] is not an Ed25519 public key: expected {"kty": "OKP", "crv": "Ed25519", "x": "<base64url>"}`);
+      throw new InvalidProviderSettings(
+        `jwks.keys[${index}] is not an Ed25519 public key: expected {"kty": "OKP", "crv": "Ed25519", "x": "<base64url>"}`,
+      );
     }
   });
 }
@@ -106,7 +109,15 @@ export async function insertProvider(tx: Queryable, name: string, kind: Provider
   const result = await tx.query<ProviderRow>(
     `insert into providers (name, kind, secrets, jwks, api_key, base_url, policies)
      values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-    [name, kind, settings.secrets ?? [], settings.jwks ?? null, settings.api_key ?? null, settings.base_url ?? null, JSON.stringify(policyToJson(policy))],
+    [
+      name,
+      kind,
+      settings.secrets ?? [],
+      settings.jwks ?? null,
+      settings.api_key ?? null,
+      settings.base_url ?? null,
+      JSON.stringify(policyToJson(policy)),
+    ],
   );
   return result.rows[0]!;
 }
@@ -127,12 +138,19 @@ export async function updateProvider(tx: Queryable, name: string, patch: Provide
   const result = await tx.query<ProviderRow>(
     `update providers set secrets = $2, jwks = $3, api_key = $4, base_url = $5, policies = $6, updated_at = now()
      where name = $1 returning *`,
-    [name, merged.secrets ?? [], merged.jwks ?? null, merged.api_key ?? null, merged.base_url ?? null, JSON.stringify(policyToJson(policy))],
+    [
+      name,
+      merged.secrets ?? [],
+      merged.jwks ?? null,
+      merged.api_key ?? null,
+      merged.base_url ?? null,
+      JSON.stringify(policyToJson(policy)),
+    ],
   );
   return result.rows[0]!;
 }
 
 export async function findProvider(db: Queryable, name: string): Promise<ProviderRow | null> {
-  const result = await db.query<ProviderRow>('select * from providers where name = $1', [name]);
+  const result = await db.query<ProviderRow>({ name: 'find_provider', text: 'select * from providers where name = $1', values: [name] });
   return result.rows[0] ?? null;
 }

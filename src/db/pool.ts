@@ -3,6 +3,11 @@ import pg from 'pg';
 // bigint columns come back as strings by default; money is bigint, so parse to bigint.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => BigInt(value));
 
+/**
+ * Hot-path queries are named ({ name, text, values }): node-pg then prepares each once
+ * per connection, and PostgreSQL stops parsing and planning it on every call — which
+ * cost as much as executing it (bench/RESULTS.md, "Profile").
+ */
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 /** Anything that runs a query: the pool or a client inside a transaction. */

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Pool, Queryable } from '../db/pool.js';
-import { withTransaction } from '../db/transaction.js';
 import { failpoint } from '../failpoints.js';
 import { isUuid, newId } from '../ids.js';
 import { findProvider, type ProviderRow } from '../catalog/providers.js';
@@ -43,20 +42,7 @@ export async function receiveWebhook(pool: Pool, providerName: string, raw: Buff
     throw new WebhookRefused(422, 'event_mismatch', `the event's ${mismatch} does not match the job; nothing was billed`);
   }
 
-  const outcome = await withTransaction(pool, async (tx) => {
-    // Numbered under the job's row lock: the per-job sequence is commit order.
-    const seq = await tx.query<{ event_seq: bigint }>('update jobs set event_seq = event_seq + 1 where id = $1 returning event_seq', [job.id]);
-    const inserted = await tx.query(
-      `insert into webhook_events (provider, event_key, tenant_id, job_id, seq, type, payload_hash, payload, event)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       on conflict on constraint webhook_events_pkey do nothing`,
-      [provider.name, event.eventKey, job.tenant_id, job.id, seq.rows[0]!.event_seq.toString(), event.type, payloadHash, raw, JSON.stringify(storedEvent(event))],
-    );
-    if (inserted.rowCount === 0) return 'raced' as const;
-    await recordAttempt(tx, provider.name, event.eventKey, job.id, 'accepted', payloadHash);
-    await tx.query('select pg_notify($1, $2)', [EVENTS_CHANNEL, job.id]);
-    return 'accepted' as const;
-  });
+  const outcome = (await persistEvent(pool, provider.name, event, job, payloadHash, raw)) ? 'accepted' : 'raced';
   if (outcome === 'raced') {
     // A concurrent delivery of the same key committed first.
     const first = (await findEvent(pool, provider.name, event.eventKey))!;
@@ -66,38 +52,102 @@ export async function receiveWebhook(pool: Pool, providerName: string, raw: Buff
   return { status: 'accepted', eventKey: event.eventKey };
 }
 
+/**
+ * The event, its delivery attempt and the workers' wake-up, in ONE statement — so one
+ * transaction and one round trip. The event is numbered under the job's row lock
+ * (the UPDATE of jobs.event_seq): the per-job sequence is commit order. Returns false
+ * when a concurrent delivery of the same key committed first (the intended primary key;
+ * any other constraint is an error).
+ */
+async function persistEvent(
+  pool: Pool,
+  provider: string,
+  event: CanonicalEvent,
+  job: JobRow,
+  payloadHash: Buffer,
+  raw: Buffer,
+): Promise<boolean> {
+  const result = await pool.query({
+    name: 'intake_persist_event',
+    text: `with next as (
+             update jobs set event_seq = event_seq + 1 where id = $4 returning event_seq
+           ), inserted as (
+             insert into webhook_events (provider, event_key, tenant_id, job_id, seq, type, payload_hash, payload, event)
+             select $1, $2, $3, $4, next.event_seq, $5, $6, $7, $8 from next
+             on conflict on constraint webhook_events_pkey do nothing
+             returning job_id
+           ), attempt as (
+             insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash)
+             select $9, $1, $2, job_id, 'accepted', $6 from inserted
+           )
+           select pg_notify($10, job_id::text) from inserted`,
+    values: [
+      provider,
+      event.eventKey,
+      job.tenant_id,
+      job.id,
+      event.type,
+      payloadHash,
+      raw,
+      JSON.stringify(storedEvent(event)),
+      newId(),
+      EVENTS_CHANNEL,
+    ],
+  });
+  return result.rowCount === 1;
+}
+
 interface StoredEventRow {
   payload_hash: Buffer;
   job_id: string;
 }
 
 async function findEvent(db: Queryable, provider: string, eventKey: string): Promise<StoredEventRow | null> {
-  const result = await db.query<StoredEventRow>(
-    'select payload_hash, job_id from webhook_events where provider = $1 and event_key = $2',
-    [provider, eventKey],
-  );
+  const result = await db.query<StoredEventRow>({
+    name: 'intake_find_event',
+    text: 'select payload_hash, job_id from webhook_events where provider = $1 and event_key = $2',
+    values: [provider, eventKey],
+  });
   return result.rows[0] ?? null;
 }
 
 /** Same key, same bytes: a duplicate. Same key, other bytes: a conflict, never processed. */
-async function answerRepeat(pool: Pool, provider: ProviderRow, event: CanonicalEvent, earlier: StoredEventRow, payloadHash: Buffer): Promise<IntakeResult> {
+async function answerRepeat(
+  pool: Pool,
+  provider: ProviderRow,
+  event: CanonicalEvent,
+  earlier: StoredEventRow,
+  payloadHash: Buffer,
+): Promise<IntakeResult> {
   if (earlier.payload_hash.equals(payloadHash)) {
     await recordAttempt(pool, provider.name, event.eventKey, earlier.job_id, 'already_accepted', payloadHash);
     return { status: 'already_accepted', eventKey: event.eventKey };
   }
   await recordAttempt(pool, provider.name, event.eventKey, earlier.job_id, 'event_key_conflict', payloadHash);
-  throw new WebhookRefused(409, 'event_key_conflict', `event ${event.eventKey} was already accepted with a different payload; this delivery is recorded and will not be processed`);
+  throw new WebhookRefused(
+    409,
+    'event_key_conflict',
+    `event ${event.eventKey} was already accepted with a different payload; this delivery is recorded and will not be processed`,
+  );
 }
 
 async function resolveJob(db: Queryable, provider: ProviderRow, event: CanonicalEvent): Promise<JobRow> {
   let job: JobRow | undefined;
   if (event.jobId !== undefined) {
     if (isUuid(event.jobId)) {
-      const result = await db.query<JobRow>('select * from jobs where id = $1 and provider = $2', [event.jobId, provider.name]);
+      const result = await db.query<JobRow>({
+        name: 'intake_job_by_id',
+        text: 'select * from jobs where id = $1 and provider = $2',
+        values: [event.jobId, provider.name],
+      });
       job = result.rows[0];
     }
   } else if (event.providerJobRef !== undefined) {
-    const result = await db.query<JobRow>('select * from jobs where provider = $1 and provider_job_ref = $2', [provider.name, event.providerJobRef]);
+    const result = await db.query<JobRow>({
+      name: 'intake_job_by_ref',
+      text: 'select * from jobs where provider = $1 and provider_job_ref = $2',
+      values: [provider.name, event.providerJobRef],
+    });
     job = result.rows[0];
   }
   if (!job) throw new WebhookRefused(404, 'unknown_job', 'no job of this provider matches data.job_id / data.provider_job_ref');
@@ -107,7 +157,8 @@ async function resolveJob(db: Queryable, provider: ProviderRow, event: Canonical
 /** The first identity the event states that disagrees with the job, if any. */
 function mismatchOf(job: JobRow, event: CanonicalEvent): string | null {
   if (event.tenantId !== undefined && event.tenantId !== job.tenant_id) return 'tenant_id';
-  if (event.providerJobRef !== undefined && job.provider_job_ref !== null && event.providerJobRef !== job.provider_job_ref) return 'provider_job_ref';
+  if (event.providerJobRef !== undefined && job.provider_job_ref !== null && event.providerJobRef !== job.provider_job_ref)
+    return 'provider_job_ref';
   if (event.model !== undefined && event.model !== job.model) return 'model';
   if (event.currency !== undefined && event.currency !== job.currency) return 'currency';
   return null;
@@ -133,8 +184,9 @@ async function recordAttempt(
   payloadHash: Buffer,
   detail?: Record<string, unknown>,
 ): Promise<void> {
-  await db.query(
-    `insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail) values ($1, $2, $3, $4, $5, $6, $7)`,
-    [newId(), provider, eventKey, jobId, outcome, payloadHash, detail ? JSON.stringify(detail) : null],
-  );
+  await db.query({
+    name: 'insert_delivery_attempt',
+    text: `insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail) values ($1, $2, $3, $4, $5, $6, $7)`,
+    values: [newId(), provider, eventKey, jobId, outcome, payloadHash, detail ? JSON.stringify(detail) : null],
+  });
 }

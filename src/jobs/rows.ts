@@ -45,7 +45,11 @@ type LockedJobRow = JobRow & { price: PriceVersionRow; policies: unknown };
  * "charged so far" cannot change between decide() and the writes.
  */
 export async function lockJob(tx: Queryable, jobId: string): Promise<LockedJob | null> {
-  const result = await tx.query<LockedJobRow>(`${LOCKED_JOB_SELECT} where j.id = $1 for update of j`, [jobId]);
+  const result = await tx.query<LockedJobRow>({
+    name: 'lock_job',
+    text: `${LOCKED_JOB_SELECT} where j.id = $1 for update of j`,
+    values: [jobId],
+  });
   const found = result.rows[0];
   return found ? lockedJobOf(found) : null;
 }
@@ -55,10 +59,11 @@ export async function lockJob(tx: Queryable, jobId: string): Promise<LockedJob |
  * them in, so two batches never wait on each other in a cycle.
  */
 export async function lockJobs(tx: Queryable, jobIds: string[]): Promise<Map<string, LockedJob>> {
-  const result = await tx.query<LockedJobRow>(
-    `${LOCKED_JOB_SELECT} where j.id = any($1::uuid[]) order by j.id for update of j`,
-    [[...new Set(jobIds)].sort()],
-  );
+  const result = await tx.query<LockedJobRow>({
+    name: 'lock_jobs',
+    text: `${LOCKED_JOB_SELECT} where j.id = any($1::uuid[]) order by j.id for update of j`,
+    values: [[...new Set(jobIds)].sort()],
+  });
   return new Map(result.rows.map((row) => [row.id, lockedJobOf(row)]));
 }
 
@@ -81,9 +86,9 @@ function lockedJobOf(found: LockedJobRow): LockedJob {
 }
 
 export async function findJob(db: Queryable, jobId: string, tenantId?: string): Promise<JobRow | null> {
-  const result = await db.query<JobRow>(
-    'select * from jobs where id = $1 and ($2::uuid is null or tenant_id = $2)',
-    [jobId, tenantId ?? null],
-  );
+  const result = await db.query<JobRow>('select * from jobs where id = $1 and ($2::uuid is null or tenant_id = $2)', [
+    jobId,
+    tenantId ?? null,
+  ]);
   return result.rows[0] ?? null;
 }

@@ -49,10 +49,11 @@ export async function reserveHold(tx: Queryable, request: ReserveRequest): Promi
   );
   if (taken.rowCount === 0) {
     // Only on refusal: tell "not this tenant's wallet in this currency" from "too little".
-    const wallet = await tx.query(
-      `select 1 from accounts where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3`,
-      [request.walletId, request.tenantId, request.currency],
-    );
+    const wallet = await tx.query(`select 1 from accounts where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3`, [
+      request.walletId,
+      request.tenantId,
+      request.currency,
+    ]);
     if (wallet.rowCount === 0) throw new WalletNotFound(request.walletId);
     throw new InsufficientFunds(request.walletId, request.amount);
   }
@@ -73,13 +74,22 @@ export async function reserveHold(tx: Queryable, request: ReserveRequest): Promi
   const hold = await tx.query<HoldRow>(
     `insert into holds (job_id, tenant_id, wallet_id, revenue_account_id, currency, amount, pending_entry_id, expires_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
-    [request.jobId, request.tenantId, request.walletId, revenue, request.currency, request.amount.toString(), pendingEntryId ?? null, request.expiresAt],
+    [
+      request.jobId,
+      request.tenantId,
+      request.walletId,
+      revenue,
+      request.currency,
+      request.amount.toString(),
+      pendingEntryId ?? null,
+      request.expiresAt,
+    ],
   );
   return hold.rows[0]!;
 }
 
 export async function findHold(tx: Queryable, jobId: string): Promise<HoldRow> {
-  const result = await tx.query<HoldRow>('select * from holds where job_id = $1', [jobId]);
+  const result = await tx.query<HoldRow>({ name: 'find_hold', text: 'select * from holds where job_id = $1', values: [jobId] });
   const hold = result.rows[0];
   if (!hold) throw new Error(`job ${jobId} has no hold`);
   return hold;
@@ -90,8 +100,9 @@ export async function findHold(tx: Queryable, jobId: string): Promise<HoldRow> {
  * (a backstop the job lock makes unreachable in a correct run).
  */
 export async function markHoldResolved(tx: Queryable, jobId: string, posted: bigint, voided: bigint, settlementKey: string): Promise<void> {
-  await tx.query(
-    `update holds set posted = $2, voided = $3, resolved_by = $4, resolved_at = now() where job_id = $1`,
-    [jobId, posted.toString(), voided.toString(), settlementKey],
-  );
+  await tx.query({
+    name: 'resolve_hold',
+    text: `update holds set posted = $2, voided = $3, resolved_by = $4, resolved_at = now() where job_id = $1`,
+    values: [jobId, posted.toString(), voided.toString(), settlementKey],
+  });
 }

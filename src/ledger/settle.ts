@@ -190,7 +190,11 @@ async function writeDecision(tx: Queryable, job: LockedJob, request: SettleReque
 async function moveAccounts(tx: Queryable, written: Written[]): Promise<SettleResult[]> {
   const wallets = [...new Set(written.map((w) => w.job.row.wallet_id))].sort();
   const revenues = [...new Set(written.flatMap((w) => (w.revenueAccount ? [w.revenueAccount] : [])))].sort();
-  const balances = await moveProjections(tx, written.flatMap((w) => w.transfers), [...wallets, ...revenues]);
+  const balances = await moveProjections(
+    tx,
+    written.flatMap((w) => w.transfers),
+    [...wallets, ...revenues],
+  );
   const results: SettleResult[] = [];
   for (const w of written) {
     const { job, decision, request } = w;
@@ -222,10 +226,11 @@ async function moveAccounts(tx: Queryable, written: Written[]): Promise<SettleRe
  */
 async function eventWaiting(tx: Queryable, job: LockedJob, event: LifecycleEvent): Promise<boolean> {
   if (event.type !== 'cancel.grace_elapsed' && event.type !== 'hold.expired') return false;
-  const waiting = await tx.query(
-    `select 1 from webhook_events where job_id = $1 and state in ('pending', 'processing', 'dead') limit 1`,
-    [job.row.id],
-  );
+  const waiting = await tx.query({
+    name: 'event_waiting',
+    text: `select 1 from webhook_events where job_id = $1 and state in ('pending', 'processing', 'dead') limit 1`,
+    values: [job.row.id],
+  });
   return waiting.rowCount !== 0;
 }
 
@@ -257,13 +262,22 @@ async function updateJob(tx: Queryable, job: LockedJob, decision: Decision, even
     decision.highestCorrection === job.row.highest_correction &&
     !recordsCancel;
   if (unchanged) return;
-  await tx.query(
-    `update jobs set state = $2, captured = $3, released = $4, adjusted = $5, highest_correction = $6,
+  await tx.query({
+    name: 'update_job',
+    text: `update jobs set state = $2, captured = $3, released = $4, adjusted = $5, highest_correction = $6,
             cancel_requested_at = case when $2 = 'cancel_requested' or $7 then coalesce(cancel_requested_at, now()) else cancel_requested_at end,
             updated_at = now()
      where id = $1`,
-    [job.row.id, decision.nextState, captured?.toString() ?? null, released?.toString() ?? null, adjusted.toString(), decision.highestCorrection, recordsCancel],
-  );
+    values: [
+      job.row.id,
+      decision.nextState,
+      captured?.toString() ?? null,
+      released?.toString() ?? null,
+      adjusted.toString(),
+      decision.highestCorrection,
+      recordsCancel,
+    ],
+  });
 }
 
 /**
@@ -303,12 +317,13 @@ function resolvingPhase(event: LifecycleEvent, policy: ProviderPolicy): ChargeTy
 /** Fenced: only the claim's current owner may record the outcome (else roll back). */
 async function markEventSettled(tx: Queryable, claim: EventClaim, decision: Decision, settlementKey: string | null): Promise<void> {
   const state = decision.outcome.status === 'rejected' ? 'no_effect' : decision.outcome.status;
-  const result = await tx.query(
-    `update webhook_events
+  const result = await tx.query({
+    name: 'mark_event_settled',
+    text: `update webhook_events
      set state = $4, reason = $5, settlement_key = $6, processed_at = now(), lease_until = null, last_error = null
      where provider = $1 and event_key = $2 and fencing_token = $3 and state = 'processing'`,
-    [claim.provider, claim.eventKey, claim.fencingToken.toString(), state, decision.outcome.reason ?? null, settlementKey],
-  );
+    values: [claim.provider, claim.eventKey, claim.fencingToken.toString(), state, decision.outcome.reason ?? null, settlementKey],
+  });
   if (result.rowCount === 0) throw new LeaseLost(claim.provider, claim.eventKey);
 }
 

@@ -35,11 +35,12 @@ export interface NewSettlement {
 
 /** Raises UniqueViolation on settlements_settlement_key_key when the effect exists. */
 export async function insertSettlement(tx: Queryable, s: NewSettlement): Promise<SettlementRow> {
-  const result = await tx.query<SettlementRow>(
-    `insert into settlements (id, settlement_key, tenant_id, job_id, charge_type, version, amount, remainder, snapshot, reason, event_provider, event_key)
+  const result = await tx.query<SettlementRow>({
+    name: 'insert_settlement',
+    text: `insert into settlements (id, settlement_key, tenant_id, job_id, charge_type, version, amount, remainder, snapshot, reason, event_provider, event_key)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      returning *`,
-    [
+    values: [
       newId(),
       s.key,
       s.tenantId,
@@ -53,21 +54,26 @@ export async function insertSettlement(tx: Queryable, s: NewSettlement): Promise
       s.eventProvider ?? null,
       s.eventKey ?? null,
     ],
-  );
+  });
   return result.rows[0]!;
 }
 
 export async function findSettlement(db: Queryable, key: string): Promise<SettlementRow | null> {
-  const result = await db.query<SettlementRow>('select * from settlements where settlement_key = $1', [key]);
+  const result = await db.query<SettlementRow>({
+    name: 'find_settlement',
+    text: 'select * from settlements where settlement_key = $1',
+    values: [key],
+  });
   return result.rows[0] ?? null;
 }
 
 /** The capture or release that resolved the job's hold, if any. */
 export async function findResolvingSettlement(db: Queryable, jobId: string): Promise<SettlementRow | null> {
-  const result = await db.query<SettlementRow>(
-    `select * from settlements where job_id = $1 and charge_type in ('capture', 'release')`,
-    [jobId],
-  );
+  const result = await db.query<SettlementRow>({
+    name: 'find_resolving_settlement',
+    text: `select * from settlements where job_id = $1 and charge_type in ('capture', 'release')`,
+    values: [jobId],
+  });
   return result.rows[0] ?? null;
 }
 

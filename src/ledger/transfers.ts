@@ -64,13 +64,14 @@ export async function insertEntries(tx: Queryable, transfers: Transfer[]): Promi
   const ids = transfers.map((t) => (t.amount === 0n ? null : newId()));
   const moving = transfers.filter((t) => t.amount !== 0n);
   if (moving.length === 0) return ids;
-  await tx.query(
-    `insert into ledger_entries
+  await tx.query({
+    name: 'insert_entries',
+    text: `insert into ledger_entries
        (id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
         amount, currency, tenant_id, job_id, reference)
      select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::uuid[],
                           $8::bigint[], $9::text[], $10::uuid[], $11::uuid[], $12::text[])`,
-    [
+    values: [
       ids.filter((id) => id !== null),
       moving.map((t) => t.settlementKey),
       moving.map((t) => t.entryType),
@@ -84,7 +85,7 @@ export async function insertEntries(tx: Queryable, transfers: Transfer[]): Promi
       moving.map((t) => t.jobId ?? null),
       moving.map((t) => t.reference ?? null),
     ],
-  );
+  });
   return ids;
 }
 
@@ -121,13 +122,14 @@ export async function moveProjections(
   const balances = new Map<string, bigint>();
   for (const account of ordered) {
     const d = byAccount.get(account)!;
-    const updated = await tx.query<{ balance: bigint }>(
-      `update accounts set debits_pending = debits_pending + $2, debits_posted = debits_posted + $3,
+    const updated = await tx.query<{ balance: bigint }>({
+      name: 'move_projection',
+      text: `update accounts set debits_pending = debits_pending + $2, debits_posted = debits_posted + $3,
               credits_pending = credits_pending + $4, credits_posted = credits_posted + $5
        where id = $1
        returning credits_posted - debits_posted as balance`,
-      [account, d.debitsPending.toString(), d.debitsPosted.toString(), d.creditsPending.toString(), d.creditsPosted.toString()],
-    );
+      values: [account, d.debitsPending.toString(), d.debitsPosted.toString(), d.creditsPending.toString(), d.creditsPosted.toString()],
+    });
     balances.set(account, updated.rows[0]!.balance);
   }
   return balances;

@@ -23,8 +23,9 @@ export interface ClaimedEvent {
  * Each claim takes a fresh fencing token from a sequence.
  */
 export async function claimEvents(db: Queryable, limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
-  const result = await db.query<ClaimedEvent>(
-    `with ready as (
+  const result = await db.query<ClaimedEvent>({
+    name: 'claim_events',
+    text: `with ready as (
        select e.provider, e.event_key
        from webhook_events e
        where e.state in ('pending', 'processing')
@@ -43,8 +44,8 @@ export async function claimEvents(db: Queryable, limit: number, leaseSeconds: nu
      from ready
      where w.provider = ready.provider and w.event_key = ready.event_key
      returning w.provider, w.event_key, w.tenant_id, w.job_id, w.seq, w.type, w.event, w.usage, w.attempts, w.fencing_token`,
-    [limit, leaseSeconds],
-  );
+    values: [limit, leaseSeconds],
+  });
   return result.rows;
 }
 

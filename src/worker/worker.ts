@@ -125,6 +125,11 @@ export class Worker {
     });
   }
 
+  private wakeOne(): void {
+    const [first] = this.wakers;
+    first?.();
+  }
+
   private wakeAll(): void {
     for (const wake of [...this.wakers]) wake();
   }
@@ -137,7 +142,9 @@ export class Worker {
       void client.end().catch(() => {});
       this.listenAgain();
     });
-    client.on('notification', () => this.wakeAll());
+    // One notification is one new event: wake one idle loop, not all of them (every
+    // woken loop runs the claim query; a herd of them costs more than the settling).
+    client.on('notification', () => this.wakeOne());
     try {
       await client.connect();
       await client.query(`listen ${EVENTS_CHANNEL}`);
