@@ -8,6 +8,7 @@ import type { JobRow } from '../jobs/rows.js';
 import { adapterFor } from '../webhooks/adapters/index.js';
 import type { CanonicalEvent } from '../webhooks/canonical-event.js';
 import { WebhookRefused } from '../webhooks/errors.js';
+import { wakerFor } from './wake-workers.js';
 
 export type IntakeStatus = 'accepted' | 'already_accepted';
 
@@ -16,7 +17,7 @@ export interface IntakeResult {
   eventKey: string;
 }
 
-export const EVENTS_CHANNEL = 'tally_events';
+export { EVENTS_CHANNEL } from './wake-workers.js';
 
 /**
  * The receipt path (DESIGN.md "Intake"): verify on the raw bytes, normalise, resolve
@@ -53,11 +54,11 @@ export async function receiveWebhook(pool: Pool, providerName: string, raw: Buff
 }
 
 /**
- * The event, its delivery attempt and the workers' wake-up, in ONE statement — so one
- * transaction and one round trip. The event is numbered under the job's row lock
- * (the UPDATE of jobs.event_seq): the per-job sequence is commit order. Returns false
- * when a concurrent delivery of the same key committed first (the intended primary key;
- * any other constraint is an error).
+ * The event and its delivery attempt in ONE statement — so one transaction and one
+ * round trip. The event is numbered under the job's row lock (the UPDATE of
+ * jobs.event_seq): the per-job sequence is commit order. Returns false when a
+ * concurrent delivery of the same key committed first (the intended primary key; any
+ * other constraint is an error). Idle workers are woken after the commit.
  */
 async function persistEvent(
   pool: Pool,
@@ -80,7 +81,7 @@ async function persistEvent(
              insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash)
              select $9, $1, $2, job_id, 'accepted', $6 from inserted
            )
-           select pg_notify($10, job_id::text) from inserted`,
+           select job_id from inserted`,
     values: [
       provider,
       event.eventKey,
@@ -91,10 +92,11 @@ async function persistEvent(
       raw,
       JSON.stringify(storedEvent(event)),
       newId(),
-      EVENTS_CHANNEL,
     ],
   });
-  return result.rowCount === 1;
+  if (result.rowCount !== 1) return false;
+  wakerFor(pool).eventsAccepted();
+  return true;
 }
 
 interface StoredEventRow {
