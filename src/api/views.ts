@@ -4,6 +4,7 @@ import { walletBalances } from '../ledger/accounts.js';
 import type { WalletEntry } from '../ledger/entries.js';
 import type { SettlementRow } from '../ledger/settlements.js';
 import type { JobRow } from '../jobs/rows.js';
+import type { JobDetails } from '../jobs/view.js';
 
 /** What clients see. Amounts are decimal strings; field names as in CONTRACT.md. */
 
@@ -46,18 +47,6 @@ export function settlementView(s: SettlementRow) {
   };
 }
 
-export interface JobEventRow {
-  event_key: string;
-  provider: string;
-  type: string;
-  state: string;
-  reason: string | null;
-  attempts: number;
-  last_error: string | null;
-  received_at: Date;
-  processed_at: Date | null;
-}
-
 export function jobSummaryView(job: JobRow, priceVersion: number) {
   return {
     id: job.id,
@@ -79,7 +68,7 @@ export function jobSummaryView(job: JobRow, priceVersion: number) {
   };
 }
 
-export function jobView(job: JobRow, priceVersion: number, settlements: SettlementRow[], events: JobEventRow[], alerts: string[]) {
+export function jobView({ job, priceVersion, settlements, events, alerts }: JobDetails) {
   return {
     ...jobSummaryView(job, priceVersion),
     settlements: settlements.map(settlementView),

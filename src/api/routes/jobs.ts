@@ -34,8 +34,7 @@ async function visibleJob(db: Queryable, request: FastifyRequest, id: string): P
 }
 
 async function fullView(pool: Pool, job: JobRow) {
-  const details = await loadJobDetails(pool, job);
-  return jobView(details.job, details.priceVersion, details.settlements, details.events, details.alerts);
+  return jobView(await loadJobDetails(pool, job));
 }
 
 function refTaken(error: unknown): never {
