@@ -102,7 +102,7 @@ export function mapDatabaseError(error: unknown): unknown {
   }
   if (
     (fields.code && CONNECTION_ERROR_CODES.has(fields.code)) ||
-    /Connection terminated|connection is closed|Client has encountered a connection error|Connection ended/i.test(error.message)
+    /Connection terminated|connection is closed|Client has encountered a connection error|Connection ended|Query read timeout/i.test(error.message)
   ) {
     return new ConnectionLost(error.message, options);
   }

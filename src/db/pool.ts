@@ -27,6 +27,11 @@ export function createPool(url: string, options: PoolOptions = {}): Pool {
     connectionString: url,
     max: options.max ?? 10,
     statement_timeout: options.statementTimeout ?? 30_000,
+    // The server enforces statement_timeout only while it is alive: a socket to a server
+    // that vanished (a restart behind a proxy) would wait for ever. The client gives up a
+    // little later and the connection is dropped (ConnectionLost: read back, retry).
+    query_timeout: (options.statementTimeout ?? 30_000) + 5_000,
+    keepAlive: true,
     idle_in_transaction_session_timeout: options.idleInTransactionTimeout ?? 30_000,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
