@@ -1,9 +1,17 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool, PoolClient } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
+import { isUuid } from '../ids.js';
 import { principalKey } from './auth.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** seals stored idempotent answers (server-secret.ts) */
+    serverSecret: Buffer;
+  }
+}
 
 export interface ApiResponse {
   status: number;
@@ -14,8 +22,8 @@ export interface ApiResponse {
 const NOT_STORED = new Set([400, 422]);
 
 /**
- * Runs a creating POST once per Idempotency-Key (scoped to principal, method and
- * path). The key row is written in the same transaction as the effect, so a crash
+ * Runs a creating POST once per Idempotency-Key (scoped to principal, method, route
+ * and the canonical ids of what the path names). The key row is written in the same transaction as the effect, so a crash
  * between the effect and the answer leaves either both or neither: a retry replays
  * the first answer or performs the effect, never twice. A concurrent request with
  * the same key holds a transaction-level advisory lock; we answer 409 rather than
@@ -33,13 +41,8 @@ export async function runIdempotent(
     const response = await withTransaction(pool, effect);
     return reply.code(response.status).send(response.body);
   }
-  const scope = {
-    principal: principalKey(request.principal!),
-    method: request.method,
-    path: request.url.split('?')[0]!,
-    key: createHash('sha256').update(key).digest('hex'),
-  };
-  const sealing = sealingKey(scope, key);
+  const scope = scopeOf(request, key);
+  const sealing = sealingKey(request.server.serverSecret, scope, key);
   const requestHash = createHash('sha256').update(canonicalJson(request.body ?? null)).digest();
   const outcome = await withTransaction(pool, async (tx) => {
     const lock = await tx.query<{ locked: boolean }>(
@@ -59,13 +62,13 @@ export async function runIdempotent(
       if (!first.request_hash.equals(requestHash)) {
         throw new ApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; use a new key');
       }
-      return { response: { status: first.response_status, body: unseal(first.response_body, sealing) }, replayed: true };
+      return { response: { status: first.response_status, body: unseal(first.response_body, sealing, scope, key) }, replayed: true };
     }
     const response = await effectOrStoredError(tx, effect);
     await tx.query(
-      `insert into idempotency_keys (principal, method, path, key, request_hash, response_status, response_body)
-       values ($1, $2, $3, $4, $5, $6, $7)`,
-      [scope.principal, scope.method, scope.path, scope.key, requestHash, response.status, JSON.stringify(seal(response.body, sealing))],
+      `insert into idempotency_keys (principal, method, route, path, key, request_hash, response_status, response_body)
+       values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [scope.principal, scope.method, scope.route, scope.path, scope.key, requestHash, response.status, JSON.stringify(seal(response.body, sealing))],
     );
     return { response, replayed: false };
   });
@@ -73,29 +76,90 @@ export async function runIdempotent(
   return reply.code(outcome.response.status).send(outcome.response.body);
 }
 
+/** Who asked for which call: the identity of "the same request", whatever the URL's spelling. */
+interface Scope {
+  principal: string;
+  method: string;
+  /** the route's template, e.g. /v1/wallets/:id/credits */
+  route: string;
+  /** the template filled with the canonical ids it names */
+  path: string;
+  /** SHA-256 of the Idempotency-Key: the key itself is not stored */
+  key: string;
+}
+
+function scopeOf(request: FastifyRequest, rawKey: string): Scope {
+  const route = request.routeOptions.url;
+  if (!route) throw new Error('runIdempotent needs a matched route');
+  return {
+    principal: principalKey(request.principal!),
+    method: request.method,
+    route,
+    path: canonicalPath(route, request.params as Record<string, string>),
+    key: createHash('sha256').update(rawKey).digest('hex'),
+  };
+}
+
+/**
+ * The route's template with each parameter as Tally stores it: the router has already
+ * decoded percent-encoding; UUIDs are stored lower-case, so any letter case names the
+ * same object. Re-encoded, so a model name holding "/" stays one segment.
+ */
+export function canonicalPath(route: string, params: Record<string, string>): string {
+  return route.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, name: string) => {
+    const value = params[name] ?? '';
+    return encodeURIComponent(isUuid(value) ? value.toLowerCase() : value);
+  });
+}
+
 /**
  * The stored answer may hold a secret (a new tenant's api_key, which must otherwise
- * exist only as a hash). So the row keeps a SHA-256 of the Idempotency-Key, and the
- * answer is sealed with AES-256-GCM under a key derived from the Idempotency-Key itself:
- * only the client that knows the key can have it replayed; the database alone cannot
- * reveal it.
+ * exist only as a hash). The row keeps a SHA-256 of the Idempotency-Key, and the answer
+ * is sealed with AES-256-GCM under a key derived from the server's secret (never in the
+ * database; see server-secret.ts) and the Idempotency-Key: a database dump alone, even
+ * with a guessable key, reveals nothing.
  */
-function sealingKey(scope: { principal: string; method: string; path: string }, rawKey: string): Buffer {
+const SEAL_VERSION = 2;
+
+function sealingKey(serverSecret: Buffer, scope: Scope, rawKey: string): Buffer {
+  return createHmac('sha256', serverSecret)
+    .update(JSON.stringify(['tally-idempotency-v2', scope.principal, scope.method, scope.path, rawKey]))
+    .digest();
+}
+
+/** Answers sealed before version 2 used a key derived from the Idempotency-Key alone. */
+function legacySealingKey(scope: Scope, rawKey: string): Buffer {
   return createHash('sha256').update(JSON.stringify(['tally-idempotency-v1', scope.principal, scope.method, scope.path, rawKey])).digest();
 }
 
-function seal(body: unknown, key: Buffer): { sealed: string } {
+interface Sealed {
+  v?: number;
+  sealed: string;
+}
+
+function seal(body: unknown, key: Buffer): Sealed {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const data = Buffer.concat([cipher.update(JSON.stringify(body), 'utf8'), cipher.final()]);
-  return { sealed: Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64') };
+  return { v: SEAL_VERSION, sealed: Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64') };
 }
 
-function unseal(stored: unknown, key: Buffer): unknown {
-  const packed = Buffer.from((stored as { sealed: string }).sealed, 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', key, packed.subarray(0, 12));
-  decipher.setAuthTag(packed.subarray(12, 28));
-  return JSON.parse(Buffer.concat([decipher.update(packed.subarray(28)), decipher.final()]).toString('utf8'));
+function unseal(stored: unknown, key: Buffer, scope: Scope, rawKey: string): unknown {
+  const { v, sealed } = stored as Sealed;
+  const packed = Buffer.from(sealed, 'base64');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', v === SEAL_VERSION ? key : legacySealingKey(scope, rawKey), packed.subarray(0, 12));
+    decipher.setAuthTag(packed.subarray(12, 28));
+    return JSON.parse(Buffer.concat([decipher.update(packed.subarray(28)), decipher.final()]).toString('utf8'));
+  } catch {
+    // The answer exists (the effect happened once) but was sealed under another server
+    // secret: refusing is the only answer that neither repeats the effect nor lies.
+    throw new ApiError(
+      409,
+      'idempotency_replay_unavailable',
+      'this Idempotency-Key was already used, but its first answer was sealed with another server secret: give every tally serve the same TALLY_SECRET_KEY',
+    );
+  }
 }
 
 /**
@@ -139,12 +203,17 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
-/** A stable key for effects keyed by an idempotency key (a credit's ledger key). */
-export function derivedKey(request: FastifyRequest): string {
+/**
+ * A credit's ledger key: the wallet as stored and the Idempotency-Key, so however the
+ * URL is spelled and whatever happened to the idempotency record, one key, one credit.
+ * (The same value earlier versions derived from the canonical path, so credits made
+ * before this change keep their keys.)
+ */
+export function creditKeyOf(request: FastifyRequest, walletId: string): string {
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   return createHash('sha256')
-    .update(JSON.stringify([principalKey(request.principal!), request.url.split('?')[0], key ?? '']))
+    .update(JSON.stringify([principalKey(request.principal!), `/v1/wallets/${walletId}/credits`, key ?? '']))
     .digest('hex')
     .slice(0, 32);
 }

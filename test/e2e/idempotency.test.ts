@@ -161,6 +161,34 @@ describe('Idempotency-Key', () => {
     expect(await jobCount(a)).toBe(2);
   });
 
+  it('treats every spelling of one call\'s URL as the same call: upper-case ids and percent-encoding replay, never apply twice', async () => {
+    const world = await createWorld(admin, { credit: '0' });
+    const percentEncoded = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    const creditKey = randomUUID();
+    const creditPaths = [
+      `/v1/wallets/${world.walletId}/credits`,
+      `/v1/wallets/${world.walletId.toUpperCase()}/credits`,
+      `/v1/wallets/${percentEncoded(world.walletId)}/credits`,
+      `/v1/%77allets/${world.walletId}/%63redits`,
+      `/v1/wallets/${world.walletId}/credits?retry=1`,
+    ];
+    const credits: Answer[] = [];
+    for (const path of creditPaths) credits.push(await admin.post(path, { amount: '10.00' }, { 'idempotency-key': creditKey }));
+    expect(credits[0]!.status).toBe(201);
+    for (const replay of credits.slice(1)) expectReplay(replay, credits[0]!);
+    expect(await creditEntries(world.walletId)).toEqual([{ id: credits[0]!.body.id, amount: 10_000_000n }]);
+    expect((await wallet(world)).balance).toBe('10.000000');
+
+    const jobKey = randomUUID();
+    const jobPaths = ['/v1/jobs', '/v1/%6Aobs', `/${percentEncoded('v1')}/jobs`, '/v1/jobs?x=1'];
+    const jobs: Answer[] = [];
+    for (const path of jobPaths) jobs.push(await world.tenant.post(path, jobBody(world), { 'idempotency-key': jobKey }));
+    expect(jobs[0]!.status).toBe(201);
+    for (const replay of jobs.slice(1)) expectReplay(replay, jobs[0]!);
+    expect(await jobCount(world)).toBe(1);
+    expect(await wallet(world)).toMatchObject({ balance: '10.000000', reserved: '0.020000' });
+  });
+
   it('lets exactly one of 20 concurrent requests with the same key take effect; the others replay it or answer 409 idempotency_key_in_use', async () => {
     const world = await createWorld(admin, { credit: '0' });
     const check = (answers: Answer[], original: Answer) => {
@@ -229,8 +257,8 @@ describe('Idempotency-Key', () => {
     // A record ten years old, which any retention lets go: its disappearance shows the cleanup ran.
     const sentinel = randomUUID();
     await db.pool.query(
-      `insert into idempotency_keys (principal, method, path, key, request_hash, response_status, response_body, created_at)
-       values ('tenant:' || $1, 'POST', '/v1/jobs', $1, '\\x00', 201, '{}', now() - interval '10 years')`,
+      `insert into idempotency_keys (principal, method, route, path, key, request_hash, response_status, response_body, created_at)
+       values ('tenant:' || $1, 'POST', '/v1/jobs', '/v1/jobs', $1, '\\x00', 201, '{}', now() - interval '10 years')`,
       [sentinel],
     );
     // Make the cleanup due now and wait until a worker has run it.

@@ -10,7 +10,7 @@ import type { Queryable } from '../../db/pool.js';
 import { requireAccess, requireTenant, tenantScope } from '../auth.js';
 import type { ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import { derivedKey, runIdempotent } from '../idempotency.js';
+import { creditKeyOf, runIdempotent } from '../idempotency.js';
 import { AmountString, Currency, IdParams, IdempotencyHeader, SignedAmountString, bearerAuth, errors } from '../schemas.js';
 import { entryView, walletView } from '../views.js';
 
@@ -136,7 +136,7 @@ export function walletRoutes(app: FastifyInstance, { pool }: ApiContext): void {
         const { entry } = await creditWallet(tx, {
           wallet,
           amount,
-          creditKey: derivedKey(request),
+          creditKey: creditKeyOf(request, wallet.id),
           reference: request.body.reference ?? null,
         });
         return { status: 201, body: entryView(entry) };

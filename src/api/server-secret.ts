@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+/**
+ * The server-side secret that seals stored idempotent answers (a new tenant's api_key
+ * among them). It never enters the database, so a dump of the database alone reveals
+ * no secret, whatever Idempotency-Key a client chose.
+ *
+ * `TALLY_SECRET_KEY` (64 hex characters or base64 of 32 bytes) sets it; every `serve`
+ * in front of one database must share it. Unset, it is made once and kept beside the
+ * data in `$TALLY_DATA_DIR/secret-key` (mode 0600), which is what a laptop or a single
+ * server needs.
+ */
+export const SECRET_FILE = 'secret-key';
+const SECRET_BYTES = 32;
+
+export class InvalidServerSecret extends Error {
+  constructor(detail: string) {
+    super(`TALLY_SECRET_KEY ${detail}: give 32 random bytes as 64 hex characters or base64 (e.g. \`openssl rand -hex 32\`)`);
+    this.name = 'InvalidServerSecret';
+  }
+}
+
+const HEX_SECRET = /^[0-9a-fA-F]{64}$/;
+const BASE64_SECRET = /^[A-Za-z0-9+/]{43}=?$/; // 32 bytes
+
+export function parseServerSecret(text: string): Buffer {
+  const trimmed = text.trim();
+  if (HEX_SECRET.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  if (BASE64_SECRET.test(trimmed)) return Buffer.from(trimmed, 'base64');
+  throw new InvalidServerSecret('is not 32 bytes of hex or base64');
+}
+
+export async function loadServerSecret(env: NodeJS.ProcessEnv = process.env): Promise<Buffer> {
+  const configured = env.TALLY_SECRET_KEY;
+  if (configured !== undefined && configured !== '') return parseServerSecret(configured);
+  const dir = resolve(env.TALLY_DATA_DIR ?? '.tally');
+  await mkdir(dir, { recursive: true });
+  const path = join(dir, SECRET_FILE);
+  const existing = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (existing !== null) return parseServerSecret(existing);
+  // Several processes may start at once: each writes its own candidate and links it
+  // into place; link() fails when the file exists, so exactly one candidate wins and
+  // nobody ever reads a half-written file.
+  const candidate = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(candidate, `${randomBytes(SECRET_BYTES).toString('hex')}\n`, { mode: 0o600 });
+  try {
+    await link(candidate, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await rm(candidate, { force: true });
+  }
+  return parseServerSecret(await readFile(path, 'utf8'));
+}
