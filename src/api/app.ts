@@ -2,7 +2,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Pool } from '../db/pool.js';
 import { ErrorResponse } from './schemas.js';
-import { frameworkError, installErrorHandler } from './errors.js';
+import { loadServerSecret } from './server-secret.js';
+import { ApiError, frameworkError, installErrorHandler } from './errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { registerHealth } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { ApiContext } from './context.js';
@@ -19,6 +21,8 @@ export interface AppOptions {
   pool: Pool;
   metrics?: Metrics;
   logLevel?: string;
+  /** seals stored idempotent answers; loaded from TALLY_SECRET_KEY or the data folder when absent */
+  serverSecret?: Buffer;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -41,6 +45,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
   app.decorateRequest('principal', null);
+  app.decorate('serverSecret', options.serverSecret ?? (await loadServerSecret()));
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -50,6 +55,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addSchema(ErrorResponse);
   installErrorHandler(app);
+  // Before validation and before anything recursive sees the body (webhook bodies are
+  // raw bytes here; their adapters check the same cap after verifying the signature).
+  app.addHook('preValidation', async (request) => {
+    const body = request.body;
+    if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && nestsDeeperThan(body)) {
+      throw new ApiError(400, 'json_too_deep', `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+  });
   const context: ApiContext = { pool: options.pool, metrics: options.metrics ?? createMetrics(options.pool) };
   registerHealth(app, options.pool);
   tenantRoutes(app, context);

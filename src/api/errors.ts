@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ConnectionLost, DatabaseError, InvalidText, StatementTimeout, mapDatabaseError } from '../db/errors.js';
-import { InvalidAmountError } from '../money/index.js';
+import { ConnectionLost, DatabaseError, InvalidText, NumericOutOfRange, StatementTimeout, mapDatabaseError } from '../db/errors.js';
+import { AmountOutOfRange, InvalidAmountError, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
 import { InvalidPolicyError } from '../lifecycle/index.js';
 import { CreditKeyConflict, InsufficientFunds } from '../ledger/errors.js';
-import { NoPrice } from '../jobs/submit.js';
+import { InvalidLimits, NoPrice } from '../jobs/submit.js';
 
 /** Every HTTP error is {"error": {"code", "message"}} with a stable snake_case code. */
 export class ApiError extends Error {
@@ -44,9 +44,14 @@ function domainError(raw: unknown): ApiError | null {
   if (raw instanceof ApiError) return raw;
   const error = mapDatabaseError(raw);
   if (error instanceof InvalidAmountError) return new ApiError(400, 'invalid_amount', error.message);
+  if (error instanceof AmountOutOfRange) return new ApiError(422, 'amount_out_of_range', error.message);
+  if (error instanceof NumericOutOfRange) {
+    return new ApiError(422, 'amount_out_of_range', `a value is beyond what Tally stores (amounts and balances up to ${formatAmount(MAX_AMOUNT_MICROS)}); nothing was written`);
+  }
   if (error instanceof InvalidUsageError) return new ApiError(400, 'invalid_usage', error.message);
   if (error instanceof InvalidPolicyError) return new ApiError(400, 'invalid_policy', error.message);
   if (error instanceof InsufficientFunds) return new ApiError(402, 'insufficient_funds', 'the wallet\'s available balance does not cover this job\'s reservation; nothing was reserved');
+  if (error instanceof InvalidLimits) return new ApiError(422, 'invalid_limits', error.message);
   if (error instanceof NoPrice) return new ApiError(422, 'no_price', error.message);
   if (error instanceof CreditKeyConflict) return new ApiError(409, 'credit_key_conflict', error.message);
   if (error instanceof InvalidText) return new ApiError(400, 'invalid_request', 'text fields must not contain NUL characters');

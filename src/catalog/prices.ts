@@ -2,7 +2,7 @@ import type { Queryable } from '../db/pool.js';
 import { isUniqueViolationOn, mapDatabaseError } from '../db/errors.js';
 import { newId } from '../ids.js';
 import { formatAmount, parseAmount } from '../money/index.js';
-import type { PriceBook } from '../pricing/index.js';
+import { sameUnitPrices, type PriceBook } from '../pricing/index.js';
 
 export interface PriceVersionRow {
   id: string;
@@ -39,9 +39,12 @@ export async function publishPriceVersion(
   model: string,
   currency: string,
   unitPrices: Record<string, bigint>,
-): Promise<PriceVersionRow> {
+): Promise<{ row: PriceVersionRow; created: boolean }> {
   const prices = Object.fromEntries(Object.entries(unitPrices).map(([d, p]) => [d, formatAmount(p)]));
   await tx.query(`select pg_advisory_xact_lock(hashtextextended('price_versions:' || $1 || ':' || $2, 0))`, [model, currency]);
+  // Republishing the current prices is not a change: answer that version (CONTRACT "PUT /v1/prices").
+  const current = await latestPriceVersion(tx, model, currency);
+  if (current && sameUnitPrices(priceBookOf(current).unitPrices, unitPrices)) return { row: current, created: false };
   for (let attempt = 0; ; attempt++) {
     try {
       await tx.query('savepoint publish_price');
@@ -53,7 +56,7 @@ export async function publishPriceVersion(
         [newId(), model, currency, JSON.stringify(prices)],
       );
       await tx.query('release savepoint publish_price');
-      return result.rows[0]!;
+      return { row: result.rows[0]!, created: true };
     } catch (error) {
       await tx.query('rollback to savepoint publish_price');
       if (!isUniqueViolationOn(mapDatabaseError(error), 'price_versions_model_currency_version_key') || attempt >= 10) throw error;

@@ -20,6 +20,7 @@ export const SQLSTATE = {
   appendOnlyViolation: 'TL001', // raised by our triggers on immutable tables
   characterNotInRepertoire: '22021', // e.g. a NUL character in text
   untranslatableCharacter: '22P05',
+  numericValueOutOfRange: '22003', // a value beyond its column's type (bigint, integer)
 } as const;
 
 interface PgErrorFields {
@@ -61,6 +62,9 @@ export class StatementTimeout extends DatabaseError {}
 /** Text PostgreSQL cannot store (a NUL character): the client's input is at fault. */
 export class InvalidText extends DatabaseError {}
 
+/** A value beyond its column's type: a backstop behind the range checks on amounts. */
+export class NumericOutOfRange extends DatabaseError {}
+
 /**
  * The connection broke. If it broke while COMMIT was in flight the outcome is unknown:
  * the caller must read its effect back before writing again.
@@ -93,6 +97,8 @@ export function mapDatabaseError(error: unknown): unknown {
     case SQLSTATE.characterNotInRepertoire:
     case SQLSTATE.untranslatableCharacter:
       return new InvalidText(message, options);
+    case SQLSTATE.numericValueOutOfRange:
+      return new NumericOutOfRange(message, options);
     case SQLSTATE.queryCanceled:
       return new StatementTimeout(message, options);
     case SQLSTATE.adminShutdown:

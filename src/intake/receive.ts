@@ -6,7 +6,7 @@ import { isUuid, newId } from '../ids.js';
 import { findProvider, type ProviderRow } from '../catalog/providers.js';
 import type { JobRow } from '../jobs/rows.js';
 import { adapterFor } from '../webhooks/adapters/index.js';
-import type { CanonicalEvent } from '../webhooks/canonical-event.js';
+import { MAX_EVENT_KEY_LENGTH, type CanonicalEvent } from '../webhooks/canonical-event.js';
 import { WebhookRefused } from '../webhooks/errors.js';
 import { wakerFor } from './wake-workers.js';
 
@@ -30,6 +30,10 @@ export async function receiveWebhook(pool: Pool, providerName: string, raw: Buff
   const adapter = adapterFor(provider.kind);
   if (!adapter) throw new WebhookRefused(501, 'adapter_unavailable', `provider kind ${provider.kind} has no webhook adapter yet`);
   const event = adapter.receive(provider, raw, headers);
+  if (event.eventKey.length > MAX_EVENT_KEY_LENGTH) {
+    // Refused, not failed: a 5xx would have the provider retry it for days.
+    throw new WebhookRefused(400, 'invalid_payload', `the event id (webhook-id) is longer than ${MAX_EVENT_KEY_LENGTH} characters`);
+  }
   const payloadHash = createHash('sha256').update(raw).digest();
 
   // A repeat is answered without touching the job row.

@@ -1,7 +1,8 @@
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../ids.js';
 import { latestPriceVersion, priceBookOf } from '../catalog/prices.js';
-import { quote, validateUsage } from '../pricing/index.js';
+import { pricedDimensions, quote, unitPriceOf, validateUsage } from '../pricing/index.js';
+import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import { parsePolicy } from '../lifecycle/index.js';
 import type { AccountRow } from '../ledger/accounts.js';
 import { reserveHold } from '../ledger/hold.js';
@@ -12,6 +13,15 @@ export class NoPrice extends Error {
   constructor(model: string, currency: string) {
     super(`model ${model} has no price in ${currency}; publish one with PUT /v1/prices/{model}`);
     this.name = 'NoPrice';
+  }
+}
+
+/** Limits that name no dimension the pinned price bills: the job would reserve, and bill, nothing. */
+export class InvalidLimits extends Error {
+  readonly code = 'invalid_limits';
+  constructor(readonly priced: string[]) {
+    super(`limits must name at least one dimension the price bills: ${priced.join(', ')}`);
+    this.name = 'InvalidLimits';
   }
 }
 
@@ -34,7 +44,10 @@ export async function submitJob(tx: Queryable, request: SubmitJobRequest): Promi
   const limits = validateUsage(request.limits);
   const price = await latestPriceVersion(tx, request.model, request.wallet.currency);
   if (!price) throw new NoPrice(request.model, request.wallet.currency);
-  const reservation = quote(priceBookOf(price), limits).amount;
+  const book = priceBookOf(price);
+  if (!Object.keys(limits).some((dimension) => unitPriceOf(book, dimension) !== undefined)) throw new InvalidLimits(pricedDimensions(book));
+  const reservation = quote(book, limits).amount;
+  if (reservation > MAX_AMOUNT_MICROS) throw new AmountOutOfRange('the reservation for these limits', formatAmount(reservation), formatAmount(MAX_AMOUNT_MICROS));
   const policy = parsePolicy(request.provider.policies);
   const id = newId();
   const inserted = await tx.query<JobRow>(

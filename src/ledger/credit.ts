@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../ids.js';
+import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import type { AccountRow } from './accounts.js';
 import { systemAccountId } from './accounts.js';
 import { asWalletEntry, type EntryRow, type WalletEntry } from './entries.js';
@@ -51,6 +52,7 @@ export async function creditWallet(tx: Queryable, request: CreditRequest): Promi
   );
   const row = inserted.rows[0];
   if (row) {
+    await refuseBalanceBeyondRange(tx, wallet.id, amount);
     const transfer: Transfer = {
       settlementKey: key,
       entryType: 'credit',
@@ -71,4 +73,18 @@ export async function creditWallet(tx: Queryable, request: CreditRequest): Promi
   const first = existing.rows[0];
   if (!first || first.credit_account_id !== wallet.id || first.amount !== amount) throw new CreditKeyConflict(key);
   return { entry: asWalletEntry(first, wallet.id), replayed: true };
+}
+
+/**
+ * A balance must stay within the range of amounts (CONTRACT "Money"). The wallet row is
+ * locked here — the first lock of this transaction's order, wallet then funding — so
+ * concurrent credits check one after another.
+ */
+async function refuseBalanceBeyondRange(tx: Queryable, walletId: string, amount: bigint): Promise<void> {
+  const result = await tx.query<{ balance: bigint }>(
+    `select credits_posted - debits_posted as balance from accounts where id = $1 for update`,
+    [walletId],
+  );
+  const after = result.rows[0]!.balance + amount;
+  if (after > MAX_AMOUNT_MICROS) throw new AmountOutOfRange('the wallet\'s balance', formatAmount(after), formatAmount(MAX_AMOUNT_MICROS));
 }

@@ -10,3 +10,16 @@ export class InvalidAmountError extends Error {
     this.name = 'InvalidAmountError';
   }
 }
+
+/**
+ * A computed amount (a reservation, a balance after a credit) beyond the largest amount
+ * Tally stores. The API answers 422 `amount_out_of_range` with the limit in the message.
+ */
+export class AmountOutOfRange extends Error {
+  readonly code = 'amount_out_of_range';
+
+  constructor(what: string, amount: string, limit: string) {
+    super(`${what} would be ${amount}, above the largest amount Tally stores, ${limit}`);
+    this.name = 'AmountOutOfRange';
+  }
+}

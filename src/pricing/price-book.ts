@@ -17,3 +17,14 @@ export interface PriceBook {
 export function unitPriceOf(book: PriceBook, dimension: string): Micros | undefined {
   return Object.hasOwn(book.unitPrices, dimension) ? book.unitPrices[dimension] : undefined;
 }
+
+/** The dimensions this book bills, sorted: what a job's limits must name at least one of. */
+export function pricedDimensions(book: PriceBook): string[] {
+  return Object.keys(book.unitPrices).sort();
+}
+
+/** Whether two sets of unit prices are the same prices, however they were spelled. */
+export function sameUnitPrices(a: Readonly<Record<string, bigint>>, b: Readonly<Record<string, bigint>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((dimension) => Object.hasOwn(b, dimension) && a[dimension] === b[dimension]);
+}

@@ -12,6 +12,9 @@ export const PROVIDER_EVENT_TYPES: readonly ProviderEventType[] = [
   'job.usage_corrected',
 ];
 
+/** The longest event key stored (webhook_events_event_key_length in 0001_core.sql). */
+export const MAX_EVENT_KEY_LENGTH = 500;
+
 /**
  * What every adapter turns a verified delivery into. Identity fields are optional:
  * present ones must match the job. No amount: webhooks never set one.

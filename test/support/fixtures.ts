@@ -51,7 +51,7 @@ export async function publishPriceVersion(
   currency: string,
   unitPrices: Record<string, bigint>,
 ): Promise<PriceVersionRow> {
-  return withTransaction(pool, (tx) => publish(tx, model, currency, unitPrices));
+  return (await withTransaction(pool, (tx) => publish(tx, model, currency, unitPrices))).row;
 }
 
 export async function insertWallet(pool: Pool, tenantId: string, currency = 'USD'): Promise<AccountRow> {

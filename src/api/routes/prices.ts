@@ -34,12 +34,12 @@ export function priceRoutes(app: FastifyInstance, { pool }: ApiContext): void {
     {
       onRequest: requireAccess('admin', pool),
       schema: {
-        summary: 'Publish a new immutable price version of a model (URL-encode "/" in model names as %2F)',
+        summary: 'Publish a new immutable price version of a model (URL-encode "/" in model names as %2F); the current prices again answer 200 with the current version',
         tags: ['admin'],
         security: bearerAuth,
         params: Type.Object({ model: Type.String({ minLength: 1, maxLength: 200 }) }),
         body: PutPrice,
-        response: { 201: PriceView, ...errors(400, 401, 403) },
+        response: { 200: PriceView, 201: PriceView, ...errors(400, 401, 403) },
       },
     },
     (request, reply) =>
@@ -47,8 +47,8 @@ export function priceRoutes(app: FastifyInstance, { pool }: ApiContext): void {
         const entries = Object.entries(request.body.unit_prices);
         if (entries.length === 0) throw new ApiError(400, 'invalid_request', 'unit_prices needs at least one dimension');
         const prices = Object.fromEntries(entries.map(([dimension, price]) => [dimension, parseUnitPrice(price)]));
-        const row = await publishPriceVersion(tx, request.params.model, request.body.currency, prices);
-        return { status: 201, body: priceView(row) };
+        const { row, created } = await publishPriceVersion(tx, request.params.model, request.body.currency, prices);
+        return { status: created ? 201 : 200, body: priceView(row) };
       }),
   );
 }

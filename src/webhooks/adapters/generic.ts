@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../json-depth.js';
 import { validateUsage } from '../../pricing/index.js';
 import { PROVIDER_EVENT_TYPES, type CanonicalEvent } from '../canonical-event.js';
 import { invalidPayload } from '../errors.js';
@@ -63,9 +64,12 @@ function toCanonical(eventKey: string, body: Static<typeof GenericBody>): Canoni
 }
 
 export function parseJson(raw: Buffer): unknown {
+  let body: unknown;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    body = JSON.parse(raw.toString('utf8'));
   } catch {
     throw invalidPayload('the body is not valid JSON');
   }
+  if (nestsDeeperThan(body)) throw invalidPayload(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  return body;
 }
