@@ -68,7 +68,11 @@ export function jobSummaryView(job: JobRow, priceVersion: number) {
   };
 }
 
-export function jobView({ job, priceVersion, settlements, events, alerts }: JobDetails) {
+/**
+ * A job as its reader may see it: a tenant gets each event's stable `error_code`; the
+ * raw `last_error` (which can name an operator's private provider URL) only the admin.
+ */
+export function jobView({ job, priceVersion, settlements, events, alerts }: JobDetails, audience: 'tenant' | 'admin') {
   return {
     ...jobSummaryView(job, priceVersion),
     settlements: settlements.map(settlementView),
@@ -79,7 +83,8 @@ export function jobView({ job, priceVersion, settlements, events, alerts }: JobD
       state: e.state,
       reason: e.reason,
       attempts: e.attempts,
-      last_error: e.last_error,
+      error_code: e.error_code,
+      ...(audience === 'admin' ? { last_error: e.last_error } : {}),
       received_at: e.received_at.toISOString(),
       processed_at: e.processed_at?.toISOString() ?? null,
     })),

@@ -14,19 +14,28 @@ export interface JobDetails {
     state: string;
     reason: string | null;
     attempts: number;
+    /** operators only: the raw error text, which may name private URLs */
     last_error: string | null;
+    /** the stable code of last_error, for tenants */
+    error_code: ErrorCode | null;
     received_at: Date;
     processed_at: Date | null;
   }[];
   alerts: string[];
 }
 
+/** Why an event's last try failed, as a tenant may see it. */
+export type ErrorCode = 'usage_fetch_failed' | 'settlement_failed';
+
 export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDetails> {
   const [price, settlements, events, alerts] = await Promise.all([
     db.query<{ version: number }>('select version from price_versions where id = $1', [job.price_version_id]),
     listSettlements(db, job.id),
     db.query<JobDetails['events'][number]>(
-      `select event_key, provider, type, state, reason, attempts, last_error, received_at, processed_at
+      `select event_key, provider, type, state, reason, attempts, last_error, received_at, processed_at,
+              case when last_error is null then null
+                   when (event->>'fetch_usage')::boolean and usage_fetched_at is null then 'usage_fetch_failed'
+                   else 'settlement_failed' end as error_code
        from webhook_events where job_id = $1 order by seq`,
       [job.id],
     ),

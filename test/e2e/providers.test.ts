@@ -50,7 +50,7 @@ async function namedWorld(kind: string, settings: Record<string, unknown>, model
   const providerAnswer = await admin.post('/v1/providers', { name: provider, kind, ...settings });
   expect(providerAnswer.status, JSON.stringify(providerAnswer.body)).toBe(201);
   const price = await admin.request('PUT', `/v1/prices/${encodeURIComponent(model)}`, { currency: 'USD', unit_prices: unitPrices });
-  expect(price.status).toBe(201);
+  expect([200, 201], 'the first PUT creates the price; the same prices again answer its version').toContain(price.status);
   const tenantClient = admin.as(tenant.body.api_key);
   const wallet = await tenantClient.post('/v1/wallets', { currency: 'USD' });
   expect(wallet.status).toBe(201);
@@ -308,6 +308,28 @@ describe('openai', () => {
     expect(api.requestsTo(path)).toHaveLength(3);
   });
 
+  it('shows the tenant a stable error code for a failing usage fetch, and the detail (the provider URL) only to the admin', async () => {
+    const ref = fresh('resp_');
+    const path = `/v1/responses/${ref}`;
+    const failure = { status: 500, body: { error: { message: 'internal' } } };
+    api.script(path, failure, failure, { status: 200, body: responseObject(world, ref) });
+    const jobId = await submit(world, ref, LIMITS, '0.025000');
+    await expectAccepted(await send(world, webhook('response.completed', ref)));
+    await waitUntil(async () => (await eventRows(jobId))[0]?.last_error?.includes('answered 500') === true);
+
+    const tenantView = await world.tenant.get(`/v1/jobs/${jobId}`);
+    const text = JSON.stringify(tenantView.body);
+    expect(text).not.toContain(api.url);
+    expect(text).not.toContain('answered 500');
+    expect(tenantView.body.events[0]).not.toHaveProperty('last_error');
+    expect(tenantView.body.events[0].error_code).toBe('usage_fetch_failed');
+    const adminView = await admin.get(`/v1/jobs/${jobId}`);
+    expect(adminView.status).toBe(200);
+    expect(adminView.body.events[0].last_error).toContain('answered 500');
+
+    const view = await settled(world, jobId, 'captured', 1);
+    expect(view.events[0]).toMatchObject({ state: 'applied', error_code: null });
+  });
   it('captures a completed batch from the batch object\'s usage', async () => {
     const ref = fresh('batch_');
     api.script(`/v1/batches/${ref}`, { status: 200, body: batchObject(world, ref) });

@@ -250,7 +250,11 @@ describe('a completion whose settlement keeps failing', () => {
     expect(dead).toMatchObject({ reserved: '0.020000', captured: '0.000000', released: '0.000000', settlements: [] });
     expect(dead.events).toHaveLength(1);
     expect(dead.events[0]).toMatchObject({ event_key: deadKey, state: 'dead', attempts: 3 });
-    expect(dead.events[0]!.last_error).toContain('refused by the test');
+    // The tenant sees a stable code; the error's text is the operator's.
+    expect(dead.events[0]).toMatchObject({ error_code: 'settlement_failed' });
+    expect(dead.events[0]).not.toHaveProperty('last_error');
+    const operatorView = await new Client(server.url).get(`/v1/jobs/${doomed.id}`);
+    expect(operatorView.body.events[0].last_error).toContain('refused by the test');
     await settledJob(world, fine.id, 'captured', { events: 1 });
 
     // Nothing dropped: the hold is open and flagged.

@@ -33,8 +33,8 @@ async function visibleJob(db: Queryable, request: FastifyRequest, id: string): P
   return job;
 }
 
-async function fullView(pool: Pool, job: JobRow) {
-  return jobView(await loadJobDetails(pool, job));
+async function fullView(pool: Pool, request: FastifyRequest, job: JobRow) {
+  return jobView(await loadJobDetails(pool, job), request.principal?.kind === 'admin' ? 'admin' : 'tenant');
 }
 
 function refTaken(error: unknown): never {
@@ -83,10 +83,10 @@ export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
   app.get<{ Params: { id: string } }>(
     '/v1/jobs/:id',
     {
-      onRequest: tenant,
-      schema: { summary: 'A job with its settlements and events', tags: ['jobs'], security: bearerAuth, params: IdParams, response: { 200: JobView, ...errors(401, 403, 404) } },
+      onRequest: requireAccess('tenant_or_admin', pool),
+      schema: { summary: 'A job with its settlements and events (a tenant its own; the admin any, with each event\'s error detail)', tags: ['jobs'], security: bearerAuth, params: IdParams, response: { 200: JobView, ...errors(401, 403, 404) } },
     },
-    async (request) => fullView(pool, await visibleJob(pool, request, request.params.id)),
+    async (request) => fullView(pool, request, await visibleJob(pool, request, request.params.id)),
   );
 
   app.patch<{ Params: { id: string }; Body: Static<typeof PatchJob> }>(
@@ -113,7 +113,7 @@ export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
         )
         .catch(refTaken);
       if (updated.rowCount === 0) throw new ApiError(409, 'provider_job_ref_set', 'this job\'s provider_job_ref is already set to another value');
-      return fullView(pool, updated.rows[0]!);
+      return fullView(pool, request, updated.rows[0]!);
     },
   );
 
@@ -134,7 +134,7 @@ export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
       const result = await settle(pool, { jobId: job.id, event: { type: 'cancel.requested' } });
       if (result.outcome === 'rejected') throw new ApiError(409, 'job_terminal', `the job is already ${result.jobState}`);
       const current = (await findJob(pool, job.id))!;
-      return reply.code(202).send(await fullView(pool, current));
+      return reply.code(202).send(await fullView(pool, request, current));
     },
   );
 }
