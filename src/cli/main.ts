@@ -5,6 +5,7 @@ import { workerCommand } from './worker.js';
 import { reconcileCommand } from './reconcile.js';
 import { importUsageCommand } from './import-usage.js';
 import { demoCommand } from './demo.js';
+import { discardCommand } from './discard.js';
 import { reportFatal } from './fatal.js';
 
 export function positiveInteger(value: string): number {
@@ -48,6 +49,15 @@ program
   .description("import a provider's usage records (JSON lines or CSV) for reconciliation")
   .argument('<file>', 'JSON lines {provider, provider_job_ref, usage} or CSV provider,provider_job_ref,<dimension>...')
   .action(importUsageCommand);
+
+program
+  .command('discard')
+  .description("set a dead-lettered event aside for good, with why; its job's hold no longer waits for it")
+  .argument('<provider>', 'the provider the event came from')
+  .argument('<event_key>', 'the event key (for the generic provider, the webhook-id)')
+  .requiredOption('--note <text>', 'why it is discarded (recorded with who and when; at most 2000 characters)')
+  .option('--json', 'print the discarded event as JSON')
+  .action(discardCommand);
 
 program
   .command('demo')

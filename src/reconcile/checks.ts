@@ -68,6 +68,11 @@ function amount(expression: string): string {
   return `round((${expression})::numeric / ${10 ** SCALE}, ${SCALE})::text`;
 }
 
+/** Whole seconds from a timestamp to now (null for a null timestamp): an age in a run's detail. */
+function secondsSince(expression: string): string {
+  return `floor(extract(epoch from now() - ${expression}))::bigint`;
+}
+
 /**
  * Usage with zero-valued dimensions dropped: a dimension reported as 0 and one not
  * reported are billed alike, so they must compare alike. jsonb is canonical (key
@@ -136,11 +141,20 @@ const CHECKS: Check[] = [
           where e.state in ('pending', 'processing') and e.received_at < now() - make_interval(secs => ${EVENT_STUCK_SECONDS})`,
   },
   {
+    // A dead event keeps its job's hold open (cancel grace and expiry wait for it), so
+    // each one reports the funds held behind it and for how long: `held` is the job's
+    // open hold (null once resolved), until an operator retries or discards the event.
     class: 'event_dead',
     sql: `select e.provider || '/' || e.event_key as key,
                  jsonb_build_object('provider', e.provider, 'event_key', e.event_key, 'job_id', e.job_id) as objects,
-                 jsonb_build_object('attempts', e.attempts, 'last_error', e.last_error) as detail
-          from webhook_events e where e.state = 'dead'`,
+                 jsonb_build_object('attempts', e.attempts, 'last_error', e.last_error,
+                   'dead_lettered_at', e.dead_lettered_at, 'dead_for_seconds', ${secondsSince('e.dead_lettered_at')},
+                   'held', case when h.job_id is null then null else jsonb_build_object(
+                     'amount', ${amount('h.amount')}, 'currency', h.currency, 'wallet_id', h.wallet_id,
+                     'held_since', h.created_at, 'held_for_seconds', ${secondsSince('h.created_at')}, 'expires_at', h.expires_at) end) as detail
+          from webhook_events e
+          left join holds h on h.job_id = e.job_id and h.resolved_by is null
+          where e.state = 'dead'`,
   },
   {
     class: 'projection_drift',

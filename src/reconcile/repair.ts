@@ -23,7 +23,8 @@ export interface RepairAction {
  * Order matters: events first, so a completion that was stuck settles (captures)
  * before its job's expired hold is considered; an expired hold whose job still has an
  * unsettled event (pending, claimed or dead) is left open — the event wins over the
- * expiry, as it does over the cancel grace, and a dead letter never drops money.
+ * expiry, as it does over the cancel grace, and a dead letter never drops money. Once
+ * an operator discards the dead event (tally discard), the hold is released here.
  */
 export async function repair(pool: Pool, findings: Finding[]): Promise<RepairAction[]> {
   const actions: RepairAction[] = [];

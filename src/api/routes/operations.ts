@@ -1,11 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { requireAccess } from '../auth.js';
+import { principalKey, requireAccess } from '../auth.js';
 import type { ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { bearerAuth, errors } from '../schemas.js';
 import { requeueDeadEvent } from '../../worker/queue.js';
+import { DISCARD_NOTE_MAX_LENGTH, discardDeadEvent, type DiscardedEvent } from '../../worker/discard.js';
 
 export function operationRoutes(app: FastifyInstance, { pool, metrics }: ApiContext): void {
   app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['operations'], hide: false } }, async (request, reply) => {
@@ -35,8 +36,45 @@ export function operationRoutes(app: FastifyInstance, { pool, metrics }: ApiCont
       const { provider, event_key } = request.params;
       const result = await requeueDeadEvent(pool, provider, event_key);
       if (result === 'not_found') throw notFound('event');
-      if (result === 'not_dead') throw new ApiError(409, 'event_not_dead', 'only a dead-lettered event can be retried; this one is queued or settled');
+      if (result === 'not_dead') throw new ApiError(409, 'event_not_dead', 'only a dead-lettered event can be retried; this one is queued, settled or discarded');
       return reply.code(202).send({ provider, event_key, state: 'pending' });
     },
   );
+
+  app.post<{ Params: { provider: string; event_key: string }; Body: { note: string } }>(
+    '/v1/events/:provider/:event_key/discard',
+    {
+      onRequest: requireAccess('admin', pool),
+      schema: {
+        summary: "Set a dead-lettered event aside for good; its job's hold no longer waits for it",
+        tags: ['admin'],
+        security: bearerAuth,
+        params: Type.Object({ provider: Type.String(), event_key: Type.String() }),
+        // pattern: at least one character that is not white space
+        body: Type.Object({ note: Type.String({ minLength: 1, maxLength: DISCARD_NOTE_MAX_LENGTH, pattern: '\\S' }) }),
+        response: { 200: DiscardedEventView, ...errors(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const { provider, event_key } = request.params;
+      const result = await discardDeadEvent(pool, { provider, eventKey: event_key, by: principalKey(request.principal!), note: request.body.note });
+      if (result === 'not_found') throw notFound('event');
+      if (result === 'not_dead') throw new ApiError(409, 'event_not_dead', 'only a dead-lettered event can be discarded; this one is queued or settled');
+      return discardedEventView(result);
+    },
+  );
+}
+
+const DiscardedEventView = Type.Object({
+  provider: Type.String(),
+  event_key: Type.String(),
+  job_id: Type.String(),
+  state: Type.Literal('discarded'),
+  discarded_by: Type.String(),
+  discarded_at: Type.String(),
+  discard_note: Type.String(),
+});
+
+function discardedEventView(event: DiscardedEvent) {
+  return { ...event, discarded_at: event.discarded_at.toISOString() };
 }

@@ -1,0 +1,59 @@
+import type { Queryable } from '../db/pool.js';
+
+/** The longest note an operator may give (the column's check says the same). */
+export const DISCARD_NOTE_MAX_LENGTH = 2000;
+
+/** A dead-lettered event set aside for good: who, when and why. */
+export interface DiscardedEvent {
+  provider: string;
+  event_key: string;
+  job_id: string;
+  state: 'discarded';
+  discarded_by: string;
+  discarded_at: Date;
+  discard_note: string;
+}
+
+export type DiscardResult = DiscardedEvent | 'not_dead' | 'not_found';
+
+/** Why a note cannot be recorded, or null when it can. Shared by the route and the CLI. */
+export function discardNoteProblem(note: unknown): string | null {
+  if (typeof note !== 'string' || note.trim() === '') return 'a note saying why the event is discarded is required';
+  if ([...note].length > DISCARD_NOTE_MAX_LENGTH) return `the note is longer than ${DISCARD_NOTE_MAX_LENGTH} characters`;
+  return null;
+}
+
+const DISCARDED_COLUMNS = 'provider, event_key, job_id, state, discarded_by, discarded_at, discard_note';
+
+/**
+ * Sets a dead-lettered event aside for good. Only a dead event moves, in one conditional
+ * update, so a concurrent retry (which also moves only a dead event) and a discard
+ * cannot both win. Discarded is terminal — nothing claims, re-queues or re-drives it —
+ * so once it commits, the job's hold no longer waits for this event: the cancel-grace
+ * duty and the expired-hold repair release it with their normal keyed release.
+ *
+ * Idempotent: discarding a discarded event answers the first discard's record
+ * unchanged (its who, when and why), whatever note the repeat carries.
+ */
+export async function discardDeadEvent(
+  db: Queryable,
+  request: { provider: string; eventKey: string; by: string; note: string },
+): Promise<DiscardResult> {
+  const discarded = await db.query<DiscardedEvent>(
+    `update webhook_events
+     set state = 'discarded', reason = 'discarded', lease_until = null,
+         discarded_by = $3, discarded_at = now(), discard_note = $4
+     where provider = $1 and event_key = $2 and state = 'dead'
+     returning ${DISCARDED_COLUMNS}`,
+    [request.provider, request.eventKey, request.by, request.note],
+  );
+  if (discarded.rows[0]) return discarded.rows[0];
+  // Not dead (any more): discarded is terminal, so what we read now is final for it.
+  const current = await db.query<DiscardedEvent>(
+    `select ${DISCARDED_COLUMNS} from webhook_events where provider = $1 and event_key = $2`,
+    [request.provider, request.eventKey],
+  );
+  const row = current.rows[0];
+  if (!row) return 'not_found';
+  return row.state === 'discarded' ? row : 'not_dead';
+}
