@@ -46,5 +46,6 @@ function printRun(run: ReconciliationRun): void {
     console.log(`  ${e.class.padEnd(32)} ${JSON.stringify(e.objects)}  ${JSON.stringify(e.detail)}  [${e.id}]`);
   }
   console.log('Repairable classes (event_stuck, event_dead, hold_open_past_expiry, projection_drift): run with --repair.');
+  console.log('A dead event whose error is permanent: tally discard PROVIDER EVENT_KEY --note "..." lets its hold be released.');
   console.log('Others need review; resolve with POST /v1/reconciliation/exceptions/{id}/resolve.');
 }

@@ -49,7 +49,9 @@ export async function runDueDuties(
   }
   if (await claimDuty(pool, 'idempotency_cleanup')) {
     await pool.query(
-      `delete from idempotency_keys where created_at < now() - make_interval(days => $1) and path not like '/v1/wallets/%/credits'`,
+      // By route, never by a pattern on a path: a credit's record is kept for ever (its
+      // ledger key derives from the Idempotency-Key), however its URL was spelled.
+      `delete from idempotency_keys where created_at < now() - make_interval(days => $1) and route <> '/v1/wallets/:id/credits'`,
       [IDEMPOTENCY_RETENTION_DAYS],
     );
   }
