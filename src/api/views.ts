@@ -84,7 +84,12 @@ export function jobView({ job, priceVersion, settlements, events, alerts }: JobD
       reason: e.reason,
       attempts: e.attempts,
       error_code: e.error_code,
-      ...(audience === 'admin' ? { last_error: e.last_error } : {}),
+      ...(audience === 'admin'
+        ? {
+            last_error: e.last_error,
+            ...(e.state === 'discarded' ? { discarded_by: e.discarded_by, discarded_at: e.discarded_at?.toISOString() ?? null, discard_note: e.discard_note } : {}),
+          }
+        : {}),
       received_at: e.received_at.toISOString(),
       processed_at: e.processed_at?.toISOString() ?? null,
     })),

@@ -20,6 +20,10 @@ export interface JobDetails {
     error_code: ErrorCode | null;
     received_at: Date;
     processed_at: Date | null;
+    /** operators only: who set a dead event aside, when and why */
+    discarded_by: string | null;
+    discarded_at: Date | null;
+    discard_note: string | null;
   }[];
   alerts: string[];
 }
@@ -33,6 +37,7 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
     listSettlements(db, job.id),
     db.query<JobDetails['events'][number]>(
       `select event_key, provider, type, state, reason, attempts, last_error, received_at, processed_at,
+              discarded_by, discarded_at, discard_note,
               case when last_error is null then null
                    when (event->>'fetch_usage')::boolean and usage_fetched_at is null then 'usage_fetch_failed'
                    else 'settlement_failed' end as error_code

@@ -160,6 +160,10 @@ describe('a cancelled job whose completion is dead with a permanent error', () =
     expect(released).toMatchObject({ reserved: HOLD, captured: '0.000000', released: HOLD });
     expect(released.settlements.map((s) => [s.charge_type, s.version, s.amount])).toEqual([['release', 1, HOLD]]);
     expect(released.events[0]).toMatchObject({ event_key: eventKey, state: 'discarded' });
+    // Who and why: the operator's job view shows it; the tenant's does not.
+    expect(released.events[0]).not.toHaveProperty('discard_note');
+    const operatorView = await admin.get(`/v1/jobs/${jobId}`);
+    expect(operatorView.body.events[0]).toMatchObject({ state: 'discarded', discarded_by: `cli:${userInfo().username}`, discard_note: note });
     expect(await holdResolvedBy(jobId)).toBe(`${world.tenantId}:${jobId}:release:1`);
     expect(await walletOf(world)).toEqual(expect.objectContaining({ balance: '10.000000', reserved: '0.000000', available: '10.000000' }));
 
