@@ -1,8 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { Pool } from './pool.js';
-import { withTransaction } from './transaction.js';
+import { TransactionRollbackError, mapDatabaseError } from './errors.js';
+import { MAX_TRANSACTION_ATTEMPTS } from './transaction.js';
 
 /** `migrations/` at the package root, found the same way from src/ (tests) and dist/. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
@@ -31,34 +33,83 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
  * Forward-only. Each migration runs in its own transaction under a transaction-level
  * advisory lock, with its bookkeeping row inserted first: two processes starting at
  * once apply each migration exactly once, the second one waits and then skips it.
+ *
+ * They run on a connection of their own, not a pool client: serve and worker give
+ * their pool a statement timeout sized for settlements (lease / 3) and a client-side
+ * query timeout a little longer. Waiting for another process's migration, or a long
+ * migration (an index build), must not be cut short by either and rolled back. The
+ * pool (or a URL) only says where the database is.
  */
-export async function migrate(pool: Pool, log: (message: string) => void = () => {}): Promise<string[]> {
-  const applied: string[] = [];
-  for (const migration of await loadMigrations()) {
-    const ran = await withTransaction(pool, async (tx) => {
-      // serve and worker size their pool's statement timeout for settlements (lease / 3):
-      // waiting for another process's migration, or a long one (an index build), must
-      // not be cut short by it. For this transaction only.
-      await tx.query('set local statement_timeout = 0');
-      await tx.query('select pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK_ID]);
-      await tx.query(`create table if not exists schema_migrations (
+export async function migrate(target: Pool | string, log: (message: string) => void = () => {}): Promise<string[]> {
+  const migrations = await loadMigrations();
+  const client = new pg.Client(migrationConnection(target));
+  // A broken connection rejects the query in flight; the event itself must not crash us.
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    // Session-wide on this dedicated connection: no server-side limit either, whatever
+    // the role or database defaults say.
+    await client.query('set statement_timeout = 0; set lock_timeout = 0; set idle_in_transaction_session_timeout = 0');
+    const applied: string[] = [];
+    for (const migration of migrations) {
+      if (await applyOnce(client, migration)) {
+        applied.push(migration.name);
+        log(`applied migration ${migration.name}`);
+      }
+    }
+    return applied;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** How to reach the database, without the pool's timeouts (no query_timeout, no statement_timeout). */
+function migrationConnection(target: Pool | string): pg.ClientConfig {
+  if (typeof target === 'string') return { connectionString: target, keepAlive: true, application_name: 'tally-migrate' };
+  const o = target.options;
+  return {
+    connectionString: o.connectionString,
+    host: o.host,
+    port: o.port,
+    user: o.user,
+    password: o.password,
+    database: o.database,
+    ssl: o.ssl,
+    // A server that vanishes mid-migration is noticed by TCP keepalive, not by a timeout.
+    keepAlive: true,
+    connectionTimeoutMillis: o.connectionTimeoutMillis,
+    application_name: `${o.application_name ?? 'tally'}-migrate`,
+  };
+}
+
+/** One migration in one transaction; a deadlock with live traffic is retried. False when already applied. */
+async function applyOnce(client: pg.Client, migration: Migration): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.query('begin');
+      await client.query('select pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK_ID]);
+      await client.query(`create table if not exists schema_migrations (
         version integer primary key,
         name text not null,
         applied_at timestamptz not null default now())`);
-      const inserted = await tx.query(
+      const inserted = await client.query(
         'insert into schema_migrations (version, name) values ($1, $2) on conflict (version) do nothing',
         [migration.version, migration.name],
       );
-      if (inserted.rowCount === 0) return false;
-      await tx.query(migration.sql);
+      if (inserted.rowCount === 0) {
+        await client.query('rollback');
+        return false;
+      }
+      await client.query(migration.sql);
+      await client.query('commit');
       return true;
-    });
-    if (ran) {
-      applied.push(migration.name);
-      log(`applied migration ${migration.name}`);
+    } catch (error) {
+      await client.query('rollback').catch(() => {});
+      const mapped = mapDatabaseError(error);
+      if (!(mapped instanceof TransactionRollbackError) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw mapped;
+      await new Promise((r) => setTimeout(r, 10 * 2 ** attempt));
     }
   }
-  return applied;
 }
 
 /** True when every migration this build knows is applied (healthz). */

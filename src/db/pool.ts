@@ -19,6 +19,8 @@ export interface PoolOptions {
   statementTimeout?: number;
   /** milliseconds; a session stalled inside a transaction (a paused process) is cut off and its locks freed */
   idleInTransactionTimeout?: number;
+  /** milliseconds the client waits for any answer; default statementTimeout + 5 s */
+  queryTimeout?: number;
   applicationName?: string;
 }
 
@@ -30,7 +32,7 @@ export function createPool(url: string, options: PoolOptions = {}): Pool {
     // The server enforces statement_timeout only while it is alive: a socket to a server
     // that vanished (a restart behind a proxy) would wait for ever. The client gives up a
     // little later and the connection is dropped (ConnectionLost: read back, retry).
-    query_timeout: (options.statementTimeout ?? 30_000) + 5_000,
+    query_timeout: options.queryTimeout ?? (options.statementTimeout ?? 30_000) + 5_000,
     keepAlive: true,
     idle_in_transaction_session_timeout: options.idleInTransactionTimeout ?? 30_000,
     connectionTimeoutMillis: 10_000,
