@@ -27,7 +27,31 @@ export interface ProviderSettings {
 }
 
 export class InvalidProviderSettings extends Error {
-  readonly code = 'invalid_provider_settings';
+  readonly code: string = 'invalid_provider_settings';
+}
+
+/** CONTRACT.md: a secret that is not `whsec_` + base64 is 400 `invalid_secret`. */
+export class InvalidSecret extends InvalidProviderSettings {
+  override readonly code = 'invalid_secret';
+}
+
+/**
+ * `whsec_` then standard base64 (A-Z a-z 0-9 + /, padded to a multiple of 4), nothing
+ * else. Stricter than the `standardwebhooks` package, which also takes a secret without
+ * the prefix and ignores a trailing newline: a secret pasted wrongly would be stored,
+ * verify nothing and look configured.
+ */
+const STANDARD_WEBHOOKS_SECRET = /^whsec_(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function validateSecret(secret: string, index: number): void {
+  const problem = () =>
+    new InvalidSecret(`secrets[${index}] is not a Standard Webhooks secret: expected "whsec_" followed by base64 (A-Z, a-z, 0-9, + and /, padded with =)`);
+  if (!STANDARD_WEBHOOKS_SECRET.test(secret) || secret.length === 'whsec_'.length) throw problem();
+  try {
+    new Webhook(secret); // and what the verifying package requires: a non-empty key
+  } catch {
+    throw problem();
+  }
 }
 
 /** Which settings each kind needs (CONTRACT.md "Named provider adapters"). */
@@ -61,13 +85,7 @@ export function validateProviderSettings(kind: ProviderKind, settings: ProviderS
       throw new InvalidProviderSettings(`a ${kind} provider does not use ${field}; it takes ${USED[kind].join(', ')}`);
     }
   }
-  for (const secret of settings.secrets ?? []) {
-    try {
-      new Webhook(secret);
-    } catch {
-      throw new InvalidProviderSettings('each secret is a Standard Webhooks secret: "whsec_" followed by base64');
-    }
-  }
+  (settings.secrets ?? []).forEach(validateSecret);
   if (isSet(settings.base_url)) validateBaseUrl(settings.base_url!);
   if (isSet(settings.jwks)) validateJwks(settings.jwks!);
   return parsePolicy(settings.policies);

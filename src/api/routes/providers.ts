@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { isUniqueViolationOn } from '../../db/errors.js';
 import { withTransaction } from '../../db/transaction.js';
-import { InvalidProviderSettings, PROVIDER_KINDS, insertProvider, updateProvider, type ProviderRow } from '../../catalog/providers.js';
+import { InvalidProviderSettings, InvalidSecret, PROVIDER_KINDS, insertProvider, updateProvider, type ProviderRow } from '../../catalog/providers.js';
 import { policyToJson, parsePolicy } from '../../lifecycle/index.js';
 import { requireAccess } from '../auth.js';
 import type { ApiContext } from '../context.js';
@@ -19,7 +19,7 @@ const Policies = Type.Object(
   { additionalProperties: false },
 );
 const Settings = {
-  secrets: Type.Optional(Type.Array(Type.String({ minLength: 7, maxLength: 500 }), { maxItems: 10, description: 'active signing secrets ("whsec_..."); any one verifies' })),
+  secrets: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 10, description: 'active signing secrets ("whsec_..."); any one verifies' })),
   jwks: Type.Optional(Type.Union([Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }), Type.Null()])),
   api_key: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 1000, description: 'write-only' }), Type.Null()])),
   base_url: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
@@ -55,6 +55,7 @@ function providerView(row: ProviderRow) {
 }
 
 function settingsError(error: unknown): never {
+  if (error instanceof InvalidSecret) throw new ApiError(400, 'invalid_secret', error.message);
   if (error instanceof InvalidProviderSettings) throw new ApiError(400, 'invalid_request', error.message);
   throw error;
 }
