@@ -13,6 +13,12 @@ export interface ProviderRow {
   jwks: { keys: unknown[] } | null;
   api_key: string | null;
   base_url: string | null;
+  /**
+   * fal only: the operator's fal user id, compared with X-Fal-Webhook-User-Id. Always
+   * read from the database (null when unset); optional in the type so rows built by
+   * hand for other kinds need not name it.
+   */
+  user_id?: string | null;
   policies: unknown;
   created_at: Date;
   updated_at: Date;
@@ -23,6 +29,7 @@ export interface ProviderSettings {
   jwks?: { keys: unknown[] } | null;
   api_key?: string | null;
   base_url?: string | null;
+  user_id?: string | null;
   policies?: unknown;
 }
 
@@ -70,7 +77,7 @@ const USED: Record<ProviderKind, (keyof ProviderSettings)[]> = {
   generic: ['secrets', 'policies'],
   replicate: ['secrets', 'policies'],
   openai: ['secrets', 'api_key', 'base_url', 'policies'],
-  fal: ['jwks', 'api_key', 'base_url', 'policies'],
+  fal: ['jwks', 'api_key', 'base_url', 'user_id', 'policies'],
 };
 
 const isSet = (value: unknown) => value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
@@ -80,15 +87,29 @@ export function validateProviderSettings(kind: ProviderKind, settings: ProviderS
   for (const field of REQUIRED[kind]) {
     if (!isSet(settings[field])) throw new InvalidProviderSettings(`a ${kind} provider needs ${field}`);
   }
-  for (const field of ['secrets', 'jwks', 'api_key', 'base_url'] as const) {
+  for (const field of ['secrets', 'jwks', 'api_key', 'base_url', 'user_id'] as const) {
     if (isSet(settings[field]) && !USED[kind].includes(field)) {
       throw new InvalidProviderSettings(`a ${kind} provider does not use ${field}; it takes ${USED[kind].join(', ')}`);
     }
   }
   (settings.secrets ?? []).forEach(validateSecret);
   if (isSet(settings.base_url)) validateBaseUrl(settings.base_url!);
+  if (settings.user_id !== undefined && settings.user_id !== null && !FAL_USER_ID.test(settings.user_id)) {
+    throw new InvalidProviderSettings('user_id must be your fal user id: 1 to 200 printable characters, no spaces');
+  }
   if (isSet(settings.jwks)) validateJwks(settings.jwks!);
   return parsePolicy(settings.policies);
+}
+
+/** As in migrations/0006_provider_user_id.sql: printable ASCII, no spaces. */
+const FAL_USER_ID = /^[!-~]{1,200}$/;
+
+/**
+ * fal signs every customer's webhooks with the same keys, so without user_id a fal
+ * provider takes webhooks fal signed for anyone's account (docs/providers/fal.md).
+ */
+export function missesFalUserId(row: ProviderRow): boolean {
+  return row.kind === 'fal' && !row.user_id;
 }
 
 /** Where the worker fetches usage: http(s), and nothing in it that could leak into a log. */
@@ -125,8 +146,8 @@ function validateJwks(jwks: { keys: unknown[] }): void {
 export async function insertProvider(tx: Queryable, name: string, kind: ProviderKind, settings: ProviderSettings): Promise<ProviderRow> {
   const policy = validateProviderSettings(kind, settings);
   const result = await tx.query<ProviderRow>(
-    `insert into providers (name, kind, secrets, jwks, api_key, base_url, policies)
-     values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+    `insert into providers (name, kind, secrets, jwks, api_key, base_url, user_id, policies)
+     values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
     [
       name,
       kind,
@@ -134,6 +155,7 @@ export async function insertProvider(tx: Queryable, name: string, kind: Provider
       settings.jwks ?? null,
       settings.api_key ?? null,
       settings.base_url ?? null,
+      settings.user_id ?? null,
       JSON.stringify(policyToJson(policy)),
     ],
   );
@@ -150,11 +172,12 @@ export async function updateProvider(tx: Queryable, name: string, patch: Provide
     jwks: patch.jwks !== undefined ? patch.jwks : row.jwks,
     api_key: patch.api_key !== undefined ? patch.api_key : row.api_key,
     base_url: patch.base_url !== undefined ? patch.base_url : row.base_url,
+    user_id: patch.user_id !== undefined ? patch.user_id : row.user_id,
     policies: patch.policies !== undefined ? { ...(row.policies as object), ...(patch.policies as object) } : row.policies,
   };
   const policy = validateProviderSettings(row.kind, merged);
   const result = await tx.query<ProviderRow>(
-    `update providers set secrets = $2, jwks = $3, api_key = $4, base_url = $5, policies = $6, updated_at = now()
+    `update providers set secrets = $2, jwks = $3, api_key = $4, base_url = $5, user_id = $6, policies = $7, updated_at = now()
      where name = $1 returning *`,
     [
       name,
@@ -162,6 +185,7 @@ export async function updateProvider(tx: Queryable, name: string, patch: Provide
       merged.jwks ?? null,
       merged.api_key ?? null,
       merged.base_url ?? null,
+      merged.user_id ?? null,
       JSON.stringify(policyToJson(policy)),
     ],
   );

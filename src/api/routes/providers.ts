@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { isUniqueViolationOn } from '../../db/errors.js';
 import { withTransaction } from '../../db/transaction.js';
-import { InvalidProviderSettings, InvalidSecret, PROVIDER_KINDS, insertProvider, updateProvider, type ProviderRow } from '../../catalog/providers.js';
+import { InvalidProviderSettings, InvalidSecret, PROVIDER_KINDS, insertProvider, missesFalUserId, updateProvider, type ProviderRow } from '../../catalog/providers.js';
 import { policyToJson, parsePolicy } from '../../lifecycle/index.js';
 import { requireAccess } from '../auth.js';
 import type { ApiContext } from '../context.js';
@@ -23,6 +23,9 @@ const Settings = {
   jwks: Type.Optional(Type.Union([Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }), Type.Null()])),
   api_key: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 1000, description: 'write-only' }), Type.Null()])),
   base_url: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+  user_id: Type.Optional(
+    Type.Union([Type.String({ maxLength: 1000, description: "fal only: your fal user id; webhooks signed for another user are refused" }), Type.Null()]),
+  ),
   policies: Type.Optional(Policies),
 };
 const CreateProvider = Type.Object({
@@ -39,9 +42,10 @@ const ProviderView = Type.Object({
   secrets_count: Type.Integer(),
   has_api_key: Type.Boolean(),
   base_url: Type.Union([Type.String(), Type.Null()]),
+  user_id: Type.Union([Type.String(), Type.Null()]),
 });
 
-/** Secrets and the API key are never returned. */
+/** Secrets and the API key are never returned; fal's user_id is not secret. */
 function providerView(row: ProviderRow) {
   return {
     name: row.name,
@@ -51,7 +55,18 @@ function providerView(row: ProviderRow) {
     secrets_count: row.secrets.length,
     has_api_key: row.api_key !== null,
     base_url: row.base_url,
+    user_id: row.user_id ?? null,
   };
+}
+
+/** Said at every create or change that leaves a fal provider open to every fal account's webhooks. */
+function warnIfUnbound(log: FastifyBaseLogger, row: ProviderRow): void {
+  if (missesFalUserId(row)) {
+    log.warn(
+      { provider: row.name },
+      `fal provider ${row.name} has no user_id: fal signs every account's webhooks with the same keys, so webhooks signed for any fal user are accepted; set user_id (docs/providers/fal.md)`,
+    );
+  }
 }
 
 function settingsError(error: unknown): never {
@@ -80,6 +95,7 @@ export function providerRoutes(app: FastifyInstance, { pool }: ApiContext): void
         const { name, kind, ...settings } = request.body;
         try {
           const row = await insertProvider(tx, name, kind, settings);
+          warnIfUnbound(request.log, row);
           return { status: 201, body: providerView(row) };
         } catch (error) {
           if (isUniqueViolationOn(error, 'providers_pkey')) throw new ApiError(409, 'provider_exists', `a provider named ${name} exists`);
@@ -104,6 +120,7 @@ export function providerRoutes(app: FastifyInstance, { pool }: ApiContext): void
     async (request) => {
       const row = await withTransaction(pool, (tx) => updateProvider(tx, request.params.name, request.body).catch(settingsError));
       if (!row) throw notFound('provider');
+      warnIfUnbound(request.log, row);
       return providerView(row);
     },
   );

@@ -23,6 +23,13 @@ const STATUS_EVENTS: Record<string, ProviderEventType> = { OK: 'job.completed', 
 export const falAdapter: WebhookAdapter = {
   receive(provider, raw, headers): CanonicalEvent {
     const bodyHash = verifyFalSignature(provider.jwks, raw, headers);
+    // After the signature, which covers the user id header: fal signs every account's
+    // webhooks with the same keys, so only the user id says the webhook is for this
+    // operator. Same refusal as a bad signature (not from *your* fal), and the message
+    // does not echo the configured id to an unauthenticated caller.
+    if (provider.user_id && single(headers['x-fal-webhook-user-id']) !== provider.user_id) {
+      throw invalidSignature("the webhook is signed for another fal user (X-Fal-Webhook-User-Id is not the provider's user_id)");
+    }
     const body = parseJson(raw);
     if (!isRecord(body)) throw invalidPayload('the body must be a fal webhook object');
     const requestId = body['request_id'];
