@@ -2,9 +2,20 @@ import type { Database } from '../db/connect.js';
 import type { Metrics } from '../api/metrics.js';
 import { integerSetting } from '../settings.js';
 import { DEFAULT_LEASE_SECONDS, Worker, type WorkerOptions } from '../worker/worker.js';
+import { divertConnectionFailures, reasonOf, throttleConnectionFailures } from './connection-trouble.js';
 
-/** Starts a settlement worker over the command's database, wired to logs and metrics. */
-export async function startWorker(db: Database, concurrency: number, log: WorkerOptions['log'], metrics?: Metrics): Promise<Worker> {
+type Log = WorkerOptions['log'];
+
+/**
+ * Starts a settlement worker over the command's database, wired to logs and metrics.
+ * Connection failures are logged as one line at most every 10 s (serve's worker shares
+ * its pool with the API, so it keeps polling rather than pausing).
+ */
+export async function startWorker(db: Database, concurrency: number, log: Log, metrics?: Metrics): Promise<Worker> {
+  return await startWorkerWithLog(db, concurrency, throttleConnectionFailures(log), metrics);
+}
+
+async function startWorkerWithLog(db: Database, concurrency: number, log: Log, metrics?: Metrics): Promise<Worker> {
   const worker = new Worker(db.pool, {
     concurrency,
     leaseSeconds: DEFAULT_LEASE_SECONDS,
@@ -19,6 +30,110 @@ export async function startWorker(db: Database, concurrency: number, log: Worker
   });
   await worker.start();
   return worker;
+}
+
+/** First wait after losing the database, doubled per attempt up to the cap. */
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 10_000;
+
+/**
+ * The standalone `tally worker`: a Worker that, when the database stops answering,
+ * pauses (no claim loop logging a failure per poll), looks for the database again with
+ * backoff, one log line per attempt, and resumes on a new pool wherever it answers:
+ * the same DATABASE_URL, or the embedded server running.json now names — which is on a
+ * new port after the `serve` that owned it stopped and another started it.
+ */
+export class FollowingWorker {
+  private worker: Worker | null = null;
+  private stopping = false;
+  /** resolves (with the error) when the running worker first fails to reach the database */
+  private nextLoss: Promise<unknown> = Promise.resolve(null);
+  private lost: ((error: unknown) => void) | null = null;
+  private wakeSleep: (() => void) | null = null;
+  private supervision: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Database,
+    private readonly concurrency: number,
+    private readonly log: Log,
+  ) {}
+
+  async start(): Promise<void> {
+    this.worker = await this.startOne();
+    this.supervision = this.supervise();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.lost?.(null);
+    this.wakeSleep?.();
+    await this.supervision;
+    await this.worker?.stop();
+    this.worker = null;
+  }
+
+  private async startOne(): Promise<Worker> {
+    const lostSignal = new Promise<unknown>((resolve) => (this.lost = resolve));
+    this.nextLoss = lostSignal;
+    // Every connection failure the worker would log resolves the signal instead; the
+    // first one pauses the worker, the later ones (its other loops) are already covered.
+    return await startWorkerWithLog(this.db, this.concurrency, divertConnectionFailures(this.log, (error) => this.lost?.(error)));
+  }
+
+  private async supervise(): Promise<void> {
+    while (!this.stopping) {
+      const error = await this.nextLoss;
+      if (this.stopping) return;
+      this.lost = null;
+      this.log.warn({ database: where(this.db.url), reason: reasonOf(error) }, 'lost the database; settling paused until it answers again');
+      await this.worker?.stop();
+      this.worker = null;
+      const url = await this.findDatabase();
+      if (url === null) return; // stopping
+      await this.db.reconnect(url);
+      try {
+        this.worker = await this.startOne();
+      } catch (startError) {
+        // It answered and then went away again: look once more.
+        this.log.warn({ database: where(url), reason: reasonOf(startError) }, 'the database went away while the worker started');
+        this.nextLoss = Promise.resolve(startError);
+        continue;
+      }
+      this.log.info({ database: where(url) }, 'database answers; settling resumed');
+    }
+  }
+
+  /** Polls db.locate() with backoff; one line per failed attempt. Null when stopped meanwhile. */
+  private async findDatabase(): Promise<string | null> {
+    for (let attempt = 1; !this.stopping; attempt++) {
+      const url = await this.db.locate().catch(() => null);
+      if (url !== null) return url;
+      const waitMs = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1));
+      const what = this.db.embedded && !this.db.embedded.owner
+        ? 'no embedded PostgreSQL answers in the data folder yet (it comes back when a `tally serve` or other command starts it)'
+        : 'the database does not answer yet';
+      this.log.warn({ attempt, retry_in_ms: waitMs }, what);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        this.wakeSleep = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeSleep = null;
+    }
+    return null;
+  }
+}
+
+/** host:port of a database URL, without the password. */
+function where(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
+  } catch {
+    return 'the database';
+  }
 }
 
 /** Pool settings for processes that settle: a stalled transaction must not outlive its lease. */

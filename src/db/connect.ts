@@ -1,11 +1,20 @@
 import { resolve } from 'node:path';
 import { createPool, type Pool, type PoolOptions } from './pool.js';
-import { startEmbedded, type EmbeddedServer } from './embedded.js';
+import { answers, runningEmbeddedUrl, startEmbedded, type EmbeddedServer } from './embedded.js';
 
 export interface Database {
+  /** where the pool connects; changes when reconnect() follows the server elsewhere */
   url: string;
   pool: Pool;
   embedded: EmbeddedServer | null;
+  /**
+   * Where the database answers now, or null: DATABASE_URL; a server this process owns;
+   * otherwise the embedded server running.json names, which moves to a new port when
+   * the `serve` that owned it stops and another starts it.
+   */
+  locate(): Promise<string | null>;
+  /** Ends the pool and opens a new one, with the same options, to `url`. */
+  reconnect(url: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -16,16 +25,28 @@ export function dataDir(): string {
 /** DATABASE_URL when set; otherwise the shared embedded server of TALLY_DATA_DIR. */
 export async function openDatabase(options: PoolOptions & { log?: (message: string) => void } = {}): Promise<Database> {
   const configured = process.env.DATABASE_URL;
-  const embedded = configured ? null : await startEmbedded({ dataDir: dataDir(), log: options.log });
-  const url = configured ?? embedded!.url;
-  const pool = createPool(url, options);
-  return {
-    url,
-    pool,
+  const folder = dataDir();
+  const embedded = configured ? null : await startEmbedded({ dataDir: folder, log: options.log });
+  const db: Database = {
+    url: configured ?? embedded!.url,
+    pool: createPool(configured ?? embedded!.url, options),
     embedded,
+    locate: async () => {
+      if (configured || embedded!.owner) {
+        const url = configured ?? embedded!.url;
+        return (await answers(url)) ? url : null;
+      }
+      return await runningEmbeddedUrl(folder);
+    },
+    reconnect: async (url) => {
+      await db.pool.end().catch(() => {});
+      db.pool = createPool(url, options);
+      db.url = url;
+    },
     close: async () => {
-      await pool.end().catch(() => {});
+      await db.pool.end().catch(() => {});
       await embedded?.stop();
     },
   };
+  return db;
 }

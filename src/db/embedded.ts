@@ -93,6 +93,20 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
   }
 }
 
+/**
+ * The URL of the embedded server running.json names now, if it answers; null otherwise
+ * (stopped, not yet started, or shutting down). Starts nothing and takes nothing over:
+ * a worker beside `serve` uses it to follow the server when serve restarts on a new
+ * port, without becoming the owner of a server serve expects to own.
+ */
+export async function runningEmbeddedUrl(dataDir: string): Promise<string | null> {
+  const cluster = await readJson<ClusterFile>(join(resolve(dataDir), 'cluster.json'));
+  const running = await readJson<RunningFile>(join(resolve(dataDir), 'running.json'));
+  if (!cluster || !running) return null;
+  const url = urlOf(cluster, running.port);
+  return (await answers(url)) ? url : null;
+}
+
 /** A server of this cluster that already runs: shared, or taken over when its owner is gone. */
 async function findRunning(dataDir: string, cluster: ClusterFile, log: (message: string) => void): Promise<EmbeddedServer | null> {
   const running = await readJson<RunningFile>(join(dataDir, 'running.json'));
@@ -578,7 +592,7 @@ function urlOf(cluster: ClusterFile, port: number, database = DATABASE_NAME): st
   return `postgres://${USER}:${encodeURIComponent(cluster.password)}@localhost:${port}/${database}`;
 }
 
-async function answers(url: string): Promise<boolean> {
+export async function answers(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   client.on('error', () => {});
   try {
