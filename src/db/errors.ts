@@ -20,6 +20,7 @@ export const SQLSTATE = {
   appendOnlyViolation: 'TL001', // raised by our triggers on immutable tables
   characterNotInRepertoire: '22021', // e.g. a NUL character in text
   untranslatableCharacter: '22P05',
+  invalidTextRepresentation: '22P02', // e.g. JSON text holding a lone UTF-16 surrogate
   numericValueOutOfRange: '22003', // a value beyond its column's type (bigint, integer)
 } as const;
 
@@ -97,6 +98,10 @@ export function mapDatabaseError(error: unknown): unknown {
     case SQLSTATE.characterNotInRepertoire:
     case SQLSTATE.untranslatableCharacter:
       return new InvalidText(message, options);
+    case SQLSTATE.invalidTextRepresentation:
+      // Only JSON input is text a client sent us; any other type's is our bug.
+      if (/type json/.test(error.message)) return new InvalidText(message, options);
+      break;
     case SQLSTATE.numericValueOutOfRange:
       return new NumericOutOfRange(message, options);
     case SQLSTATE.queryCanceled:

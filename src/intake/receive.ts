@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Pool, Queryable } from '../db/pool.js';
 import { failpoint } from '../failpoints.js';
+import { holdsUnstorableText } from '../json-depth.js';
 import { isUuid, newId } from '../ids.js';
 import { findProvider, type ProviderRow } from '../catalog/providers.js';
 import type { JobRow } from '../jobs/rows.js';
@@ -33,6 +34,11 @@ export async function receiveWebhook(pool: Pool, providerName: string, raw: Buff
   if (event.eventKey.length > MAX_EVENT_KEY_LENGTH) {
     // Refused, not failed: a 5xx would have the provider retry it for days.
     throw new WebhookRefused(400, 'invalid_payload', `the event id (webhook-id) is longer than ${MAX_EVENT_KEY_LENGTH} characters`);
+  }
+  // Only the canonical event is stored as JSON (the raw body is kept as bytes): text the
+  // rest of a provider's body carries, a model's output say, is never a reason to refuse.
+  if (holdsUnstorableText(storedEvent(event))) {
+    throw new WebhookRefused(400, 'invalid_payload', 'the event holds text that is not well-formed Unicode (a lone surrogate) or a NUL character');
   }
   const payloadHash = createHash('sha256').update(raw).digest();
 

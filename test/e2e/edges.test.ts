@@ -51,6 +51,31 @@ describe('no 5xx for what a request carries', () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
+  it('refuses text PostgreSQL cannot store as JSON (a lone surrogate) with a 400, and accepts it where a provider\'s body is only kept as bytes', async () => {
+    const world = await createWorld(admin);
+    const job = await submitJob(world);
+    const before = await countRows(db.pool, TABLES);
+    const lone = '"\\ud800"'; // JSON text for a lone high surrogate
+    const price = await admin.request('PUT', `/v1/prices/${world.model}`, `{"currency":"USD","unit_prices":{${lone}:"1.00"}}`);
+    expect(price.status, JSON.stringify(price.body)).toBe(400);
+    const jobAnswer = await world.tenant.post(
+      '/v1/jobs',
+      `{"wallet_id":"${world.walletId}","model":"${world.model}","provider":"${world.provider}","limits":{"input_tokens":1,${lone}:1}}`,
+      { 'idempotency-key': randomUUID() },
+    );
+    expect(jobAnswer.status, JSON.stringify(jobAnswer.body)).toBe(400);
+    const usage = await admin.post('/v1/provider-usage', `{"import_id":"i-${randomUUID()}","records":[{"provider":"${world.provider}","provider_job_ref":"r","usage":{${lone}:1}}]}`);
+    expect(usage.status, JSON.stringify(usage.body)).toBe(400);
+    const signed = signDelivery(`{"type":"job.completed","data":{"job_id":"${job.id}","usage":{"input_tokens":1,${lone}:1}}}`);
+    expectError(await deliver(server.url, world.provider, signed), 400, 'invalid_payload');
+    expect(await countRows(db.pool, TABLES)).toEqual(before);
+
+    // In a field Tally ignores, the same text is no reason to lose a billing event.
+    const tolerated = signDelivery(`{"type":"job.completed","data":{"job_id":"${job.id}","usage":{"input_tokens":1},"output":${lone},"log":"a\\u0000b"}}`);
+    const accepted = await deliver(server.url, world.provider, tolerated);
+    expect([accepted.status, accepted.body.status]).toEqual([200, 'accepted']);
+  });
+
   it('refuses a reservation beyond the range of amounts (422 amount_out_of_range, naming the limit), reserving nothing', async () => {
     const world = await createWorld(admin, { prices: { input_tokens: '1000000000000' } });
     const before = await countRows(db.pool, TABLES);

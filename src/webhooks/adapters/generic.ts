@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../json-depth.js';
+import { MAX_WEBHOOK_JSON_DEPTH, nestsDeeperThan } from '../../json-depth.js';
 import { validateUsage } from '../../pricing/index.js';
 import { PROVIDER_EVENT_TYPES, type CanonicalEvent } from '../canonical-event.js';
 import { invalidPayload } from '../errors.js';
@@ -70,6 +70,6 @@ export function parseJson(raw: Buffer): unknown {
   } catch {
     throw invalidPayload('the body is not valid JSON');
   }
-  if (nestsDeeperThan(body)) throw invalidPayload(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  if (nestsDeeperThan(body, MAX_WEBHOOK_JSON_DEPTH)) throw invalidPayload(`the body nests deeper than ${MAX_WEBHOOK_JSON_DEPTH} levels`);
   return body;
 }
