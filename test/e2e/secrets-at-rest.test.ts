@@ -2,7 +2,7 @@ import { createDecipheriv, createHash, randomBytes, randomUUID } from 'node:cryp
 import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { freshDatabase } from '../support/database.js';
 import { startServer } from '../support/server.js';
 import { Client } from '../support/client.js';
@@ -60,11 +60,14 @@ describe('secrets at rest', () => {
     const created = await admin.post('/v1/tenants', { name: 'globex' }, { 'idempotency-key': key });
     expect(created.status).toBe(201);
 
+    // Servers started inside a test are stopped with it (startServer's afterAll is the file's).
     const sibling = await startServer(db.url, { workers: 0, env: { TALLY_DATA_DIR: dataDir } });
+    onTestFinished(() => sibling.stop('SIGKILL').then(() => undefined));
     const replay = await new Client(sibling.url).post('/v1/tenants', { name: 'globex' }, { 'idempotency-key': key });
     expect([replay.status, replay.body]).toEqual([201, created.body]);
 
     const stranger = await startServer(db.url, { workers: 0, env: { TALLY_SECRET_KEY: randomBytes(32).toString('hex') } });
+    onTestFinished(() => stranger.stop('SIGKILL').then(() => undefined));
     const refused = await new Client(stranger.url).post('/v1/tenants', { name: 'globex' }, { 'idempotency-key': key });
     expectError(refused, 409, 'idempotency_replay_unavailable');
     const tenants = await db.pool.query(`select count(*)::int as n from tenants where name = 'globex'`);
