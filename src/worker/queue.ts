@@ -21,6 +21,12 @@ export interface ClaimedEvent {
  * no earlier event of the same job is still unsettled: a job's events settle in the
  * order intake numbered them, and one waiting in backoff holds back only its own job.
  * Each claim takes a fresh fencing token from a sequence.
+ *
+ * `attempts` counts settlement attempts, and a claim starts one only when it takes a
+ * pending event. Taking over a 'processing' event whose lease ran out continues the
+ * attempt its lost holder never finished: a lost claim is not an attempt, so claims lost
+ * to a slow step (or a dead worker) can never add up to a dead letter (issue 11.5). An
+ * attempt ends as a success, a fenced scheduleRetry or a fenced deadLetter.
  */
 export async function claimEvents(db: Queryable, limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
   const result = await db.query<ClaimedEvent>({
@@ -40,13 +46,31 @@ export async function claimEvents(db: Queryable, limit: number, leaseSeconds: nu
      )
      update webhook_events w
      set state = 'processing', lease_until = now() + make_interval(secs => $2), fencing_token = nextval('fencing_tokens'),
-         attempts = w.attempts + 1
+         attempts = w.attempts + case when w.state = 'pending' then 1 else 0 end
      from ready
      where w.provider = ready.provider and w.event_key = ready.event_key
      returning w.provider, w.event_key, w.tenant_id, w.job_id, w.seq, w.type, w.event, w.usage, w.attempts, w.fencing_token`,
     values: [limit, leaseSeconds],
   });
   return result.rows;
+}
+
+/**
+ * Pushes the leases of claims still in hand to `leaseSeconds` from now — fenced by each
+ * claim's token, so a claim another worker took over is never extended (worker/lease-keeper.ts).
+ */
+export async function extendLeases(db: Queryable, claims: readonly ClaimedEvent[], leaseSeconds: number): Promise<number> {
+  if (claims.length === 0) return 0;
+  const result = await db.query({
+    name: 'extend_leases',
+    text: `update webhook_events w
+     set lease_until = greatest(w.lease_until, now() + make_interval(secs => $4))
+     from unnest($1::text[], $2::text[], $3::bigint[]) as held(provider, event_key, fencing_token)
+     where w.provider = held.provider and w.event_key = held.event_key and w.fencing_token = held.fencing_token
+       and w.state = 'processing'`,
+    values: [claims.map((c) => c.provider), claims.map((c) => c.event_key), claims.map((c) => c.fencing_token.toString()), leaseSeconds],
+  });
+  return result.rowCount ?? 0;
 }
 
 /** Back to pending after a transient failure, if we still own the claim. */

@@ -69,12 +69,12 @@ export async function settleEvent(pool: Pool, claim: ClaimedEvent): Promise<Even
     if (error instanceof LeaseLost) return { kind: 'lease_lost' };
     const err = error instanceof Error ? error : new Error(String(error));
     const message = `${err.name}: ${err.message}`;
+    // Both writes are fenced: a claim another worker has taken over records nothing and
+    // is reported lost — its failure is not the event's attempt (issue 11.5).
     if (isPermanent(err) || claim.attempts >= MAX_SETTLE_ATTEMPTS) {
-      await deadLetter(pool, claim, message);
-      return { kind: 'dead', error: err };
+      return (await deadLetter(pool, claim, message)) ? { kind: 'dead', error: err } : { kind: 'lease_lost' };
     }
-    await scheduleRetry(pool, claim, retryDelayMs(claim.attempts), message);
-    return { kind: 'retry', error: err };
+    return (await scheduleRetry(pool, claim, retryDelayMs(claim.attempts), message)) ? { kind: 'retry', error: err } : { kind: 'lease_lost' };
   }
 }
 

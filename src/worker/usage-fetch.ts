@@ -9,7 +9,8 @@ import { beginUsageFetch, recordFetchMismatch, scheduleFetchRetry, storeFetchedU
 
 /**
  * How long one usage fetch may take (CONTRACT: 10 s). TALLY_USAGE_FETCH_TIMEOUT_MS
- * overrides it (tests); the claim lease must stay longer than this plus a statement.
+ * overrides it (tests). The claim lease need not cover it: the worker extends its
+ * leases while a fetch runs (worker/lease-keeper.ts).
  */
 export const USAGE_FETCH_TIMEOUT_MS = positiveSetting('TALLY_USAGE_FETCH_TIMEOUT_MS', 10_000);
 

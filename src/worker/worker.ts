@@ -5,6 +5,7 @@ import { EVENTS_CHANNEL } from '../intake/receive.js';
 import { claimEvents, type ClaimedEvent } from './queue.js';
 import { settleEvent, settleEvents, type EventOutcome } from './settle-event.js';
 import { runDueDuties } from './duties.js';
+import { LeaseKeeper } from './lease-keeper.js';
 import { integerSetting } from '../settings.js';
 
 export interface WorkerOptions {
@@ -16,7 +17,11 @@ export interface WorkerOptions {
    * latency stays low; under heavy load one commit carries many settlements.
    */
   batchSize?: number;
-  /** claim lease; longer than the statement timeout plus the usage-fetch timeout */
+  /**
+   * claim lease: how long a dead worker's claims stay unavailable. A live worker extends
+   * its claims' leases every third of it (worker/lease-keeper.ts), so it must be longer
+   * than the statement timeout, not than a whole claim's work.
+   */
   leaseSeconds: number;
   /** polling fallback when no notification arrives */
   pollIntervalMs: number;
@@ -44,14 +49,18 @@ export class Worker {
   private listenTimer: NodeJS.Timeout | null = null;
   private dutyTimer: NodeJS.Timeout | null = null;
   private dutyRun: Promise<void> = Promise.resolve();
+  private readonly leases: LeaseKeeper;
 
   constructor(
     private readonly pool: Pool,
     private readonly options: WorkerOptions,
-  ) {}
+  ) {
+    this.leases = new LeaseKeeper(pool, options.leaseSeconds, options.log);
+  }
 
   async start(): Promise<void> {
     this.running = true;
+    this.leases.start();
     await this.listen();
     for (let i = 0; i < this.options.concurrency; i++) this.loops.push(this.loop());
     this.dutyTimer = setInterval(() => {
@@ -68,6 +77,7 @@ export class Worker {
     this.listenTimer = null;
     this.wakeAll();
     await Promise.all(this.loops);
+    await this.leases.stop();
     await this.dutyRun;
     await this.listener?.end().catch(() => {});
     this.listener = null;
@@ -87,6 +97,7 @@ export class Worker {
         await this.idle();
         continue;
       }
+      const release = this.leases.hold(claims);
       failpoint('worker.after_claim');
       const started = performance.now();
       try {
@@ -97,7 +108,10 @@ export class Worker {
         // Even recording the failure failed (database down): the leases expire and the
         // events are claimed again.
         this.options.log.warn({ err: error, events: claims.length }, 'could not record the event outcome; the leases expire and the events are claimed again');
+        release();
         await this.idle();
+      } finally {
+        release();
       }
     }
   }

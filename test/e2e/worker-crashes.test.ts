@@ -175,8 +175,8 @@ describe('a worker killed while it holds claims', () => {
 
     const a = startWorker({ TALLY_LEASE_SECONDS: '2', TALLY_FAILPOINTS: 'worker.after_claim' }, 4);
     expect(await a.exited).toBe('SIGKILL');
-    const held = await db.pool.query<{ event_key: string }>(
-      `select event_key from webhook_events where provider = $1 and state = 'processing'`,
+    const held = await db.pool.query<{ event_key: string; fencing_token: bigint }>(
+      `select event_key, fencing_token from webhook_events where provider = $1 and state = 'processing'`,
       [world.provider],
     );
     expect(held.rowCount).toBeGreaterThanOrEqual(1);
@@ -188,9 +188,12 @@ describe('a worker killed while it holds claims', () => {
     expect(await stopGracefully(b)).toBe(0);
 
     await expectCapturedOnce(world, jobIds);
-    for (const { event_key } of held.rows) {
-      // claimed by A, then again by B once A's lease ran out
-      expect(await eventRow(world.provider, event_key)).toMatchObject({ state: 'applied', attempts: 2 });
+    for (const { event_key, fencing_token } of held.rows) {
+      // claimed by A, then again by B once A's lease ran out: A's lost claim is not an
+      // attempt (issue 11.5), B's token replaced A's
+      const row = await eventRow(world.provider, event_key);
+      expect(row).toMatchObject({ state: 'applied', attempts: 1 });
+      expect(row.fencing_token).toBeGreaterThan(fencing_token);
     }
     for (const key of eventKeys) expect((await eventRow(world.provider, key)).state).toBe('applied');
     expect(await walletOf(world)).toMatchObject({ balance: balanceAfter('10.00', 8), reserved: '0.000000' });
