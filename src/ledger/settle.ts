@@ -123,22 +123,86 @@ async function settleInTransaction(tx: Queryable, request: SettleRequest, state:
  * instead of once per event. All or nothing: if any event fails — a unique violation, a
  * lost claim, a bad event — the whole batch rolls back and the caller settles each event
  * on its own with settle(), where its failure stays its own. At most one event per job.
+ * A connection lost around COMMIT is read back as settle() does (readBackBatch): a
+ * committed batch returns its results, one that did not throws the ConnectionLost.
  */
 export async function settleBatch(pool: Pool, requests: (SettleRequest & { claim: EventClaim })[]): Promise<SettleResult[]> {
   const jobIds = requests.map((r) => r.jobId);
   if (new Set(jobIds).size !== jobIds.length) throw new RangeError('a batch holds at most one event per job');
-  return withTransaction(pool, async (tx) => {
-    const jobs = await lockJobs(tx, jobIds);
-    const written: Written[] = [];
-    for (const request of requests) {
-      const job = jobs.get(request.jobId);
-      if (!job) throw new JobNotFound(request.jobId);
-      written.push(await writeDecision(tx, job, request, { intendedKey: null, written: null, result: null }));
-    }
-    const results = await moveAccounts(tx, written);
-    failpoint('settle.before_commit');
-    return results;
-  });
+  const attempt: BatchAttempt = { written: [], results: null };
+  try {
+    return await withTransaction(pool, async (tx) => {
+      // withTransaction may run this again after 40001/40P01: start clean each time.
+      Object.assign(attempt, { written: [], results: null });
+      const jobs = await lockJobs(tx, jobIds);
+      const written: Written[] = [];
+      for (const request of requests) {
+        const job = jobs.get(request.jobId);
+        if (!job) throw new JobNotFound(request.jobId);
+        const state: Attempt = { intendedKey: null, written: null, result: null };
+        written.push(await writeDecision(tx, job, request, state));
+        attempt.written.push({ claim: request.claim, settlement: state.written });
+      }
+      attempt.results = await moveAccounts(tx, written);
+      failpoint('settle.before_commit');
+      return attempt.results;
+    });
+  } catch (error) {
+    if (!(error instanceof ConnectionLost)) throw error;
+    const committed = await readBackBatch(pool, jobIds, attempt);
+    if (committed) return committed;
+    // Not committed: nothing of the batch was written, and the caller settles each
+    // event on its own (worker/settle-event.ts).
+    throw error;
+  }
+}
+
+/** What one attempt of a batch wrote, to tell after a lost COMMIT whether it committed. */
+interface BatchAttempt {
+  /** per event: its claim and the settlement row this attempt inserted (null: none) */
+  written: { claim: EventClaim; settlement: SettlementRow | null }[];
+  /** set once every statement ran: only then can COMMIT have been sent */
+  results: SettleResult[] | null;
+}
+
+/**
+ * The batch's connection broke. As settle()'s readBack: if the attempt never reached
+ * COMMIT it cannot have committed (null). Otherwise wait, on a fresh connection, for the
+ * in-doubt transaction to end — it holds every job row of the batch — then look for one
+ * write only that transaction could have made: a settlement row with the id it inserted,
+ * or an event marked under its claim's fencing token. The batch is all or nothing, so
+ * one probe answers for all of it: found, its results stand; not found, nothing of it
+ * was written (null). Reading back failing too is OutcomeUnknown.
+ */
+async function readBackBatch(pool: Pool, jobIds: string[], attempt: BatchAttempt): Promise<SettleResult[] | null> {
+  const results = attempt.results;
+  if (!results) return null;
+  const probe = attempt.written.find((w) => w.settlement !== null) ?? attempt.written[0];
+  if (!probe) return null;
+  try {
+    return await withTransaction(
+      pool,
+      async (tx) => {
+        await tx.query('select 1 from jobs where id = any($1::uuid[]) order by id for share', [jobIds]);
+        if (probe.settlement) {
+          const existing = await findSettlement(tx, probe.settlement.settlement_key);
+          return existing?.id === probe.settlement.id ? results : null;
+        }
+        const event = await tx.query<{ state: string; fencing_token: bigint }>(
+          'select state, fencing_token from webhook_events where provider = $1 and event_key = $2',
+          [probe.claim.provider, probe.claim.eventKey],
+        );
+        const row = event.rows[0];
+        return row && row.fencing_token === probe.claim.fencingToken && row.state !== 'processing' ? results : null;
+      },
+      { maxAttempts: 1 },
+    );
+  } catch (error) {
+    throw new OutcomeUnknown(
+      `a batch of ${jobIds.length} events: the connection was lost around COMMIT and reading it back failed too; settle its events again once the database answers`,
+      { cause: error },
+    );
+  }
 }
 
 /** One decision, written, with the account projections still to move. */

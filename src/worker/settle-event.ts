@@ -1,7 +1,7 @@
 import type { Pool } from '../db/pool.js';
 import type { LifecycleEvent } from '../lifecycle/index.js';
 import { InvalidEventError } from '../lifecycle/index.js';
-import { LeaseLost } from '../ledger/errors.js';
+import { LeaseLost, OutcomeUnknown } from '../ledger/errors.js';
 import { settle, settleBatch, type SettleResult } from '../ledger/settle.js';
 import { failpoint } from '../failpoints.js';
 import type { ClaimedEvent } from './queue.js';
@@ -111,10 +111,14 @@ export async function settleEvents(pool: Pool, claims: ClaimedEvent[]): Promise<
       );
       failpoint('worker.after_commit');
       batchable.forEach(({ claim }, i) => outcomes.set(claim, { kind: 'settled', result: results[i]! }));
-    } catch {
-      // Whatever failed, and whether or not the batch committed (a connection lost at
-      // COMMIT), settling each event alone is safe: on a committed batch each finds its
-      // event already recorded (its claim is no longer 'processing') and writes nothing.
+    } catch (error) {
+      // A COMMIT whose answer was lost is read back by settleBatch: a committed batch
+      // returns its results above. Lost and unreadable (the database gone): the outcome
+      // is unknown and nothing is recorded; the worker lets the leases lapse, and the
+      // next claim finds each event settled or not.
+      if (error instanceof OutcomeUnknown) throw error;
+      // Anything else rolled the whole batch back: each event is settled on its own,
+      // where its failure stays its own.
       for (const { claim } of batchable) outcomes.set(claim, await settleEvent(pool, claim));
     }
   }

@@ -2,11 +2,13 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ConnectionLost } from '../../src/db/errors.js';
 import { createPool } from '../../src/db/pool.js';
 import { OutcomeUnknown } from '../../src/ledger/errors.js';
-import { settle } from '../../src/ledger/settle.js';
+import { settle, settleBatch } from '../../src/ledger/settle.js';
+import { claimEvents, type ClaimedEvent } from '../../src/worker/queue.js';
+import { settleEvents } from '../../src/worker/settle-event.js';
 import { freshDatabase } from '../support/database.js';
 import { CommitCuttingProxy } from '../support/commit-cutting-proxy.js';
 import { lockWaiters } from '../support/gate.js';
-import { RESERVATION, billableOf, createWorld, eventRow, insertClaimedEvent, jobRow, submitWorldJob, walletRow } from '../support/fixtures.js';
+import { RESERVATION, billableOf, createWorld, eventRow, insertClaimedEvent, jobRow, submitWorldJob, walletRow, type World } from '../support/fixtures.js';
 import { assertLedgerInvariants } from '../support/invariants.js';
 
 /**
@@ -183,5 +185,103 @@ describe('the database unreachable for the read-back', () => {
     const error = await settle(proxied, { jobId: job.id, event: completed }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionLost);
     expect(await settlementIds(job.id)).toEqual([]);
+  });
+});
+
+describe('a batch whose COMMIT answer is lost (settleBatch, issue 11.5)', () => {
+  const usageOf = (i: number) => ({ input_tokens: 100 + i * 10, output_tokens: 50 + i * 5 });
+
+  async function batchOf(world: World, count: number) {
+    const jobs = [];
+    for (let i = 0; i < count; i++) jobs.push(await submitWorldJob(db.pool, world));
+    const claims = await Promise.all(jobs.map((job) => insertClaimedEvent(db.pool, job)));
+    return jobs.map((job, i) => ({ jobId: job.id, event: { type: 'job.completed' as const, usage: usageOf(i) }, claim: claims[i]! }));
+  }
+
+  /** Pending completions as intake stores them, claimed as a worker claims them. */
+  async function claimedCompletions(world: World, count: number): Promise<ClaimedEvent[]> {
+    const batch = await batchOf(world, count);
+    for (const [i, { claim }] of batch.entries()) {
+      await db.pool.query(
+        `update webhook_events set state = 'pending', lease_until = null, attempts = 0, event = $3 where provider = $1 and event_key = $2`,
+        [claim.provider, claim.eventKey, JSON.stringify({ type: 'job.completed', usage: usageOf(i) })],
+      );
+    }
+    const claims = await claimEvents(db.pool, 100, 60);
+    const mine = batch.map(({ claim }) => claims.find((c) => c.event_key === claim.eventKey)!);
+    expect(mine.every(Boolean)).toBe(true);
+    return mine;
+  }
+
+  async function expectCapturedOnce(jobIds: string[]) {
+    for (const [i, jobId] of jobIds.entries()) {
+      expect(await captureEntries(jobId)).toEqual([billableOf(usageOf(i))]);
+      expect(await settlementIds(jobId)).toHaveLength(1);
+    }
+  }
+
+  it('cut after COMMIT: the batch reads its own writes back and returns its results', async () => {
+    const world = await createWorld(db.pool, { funds: 10n * RESERVATION });
+    const batch = await batchOf(world, 3);
+    proxy.arm('after');
+    const results = await settleBatch(proxied, batch);
+    expect(proxy.fired.map((c) => c.mode)).toEqual(['after']);
+    expect(results.map((r) => ({ outcome: r.outcome, replayed: r.replayed, jobState: r.jobState }))).toEqual(
+      Array(3).fill({ outcome: 'applied', replayed: false, jobState: 'captured' }),
+    );
+    for (const [i, request] of batch.entries()) {
+      expect(await settlementIds(request.jobId)).toEqual([results[i]!.settlement!.id]);
+      expect(await eventRow(db.pool, request.claim)).toMatchObject({ state: 'applied', settlement_key: results[i]!.settlement!.settlement_key });
+    }
+    await expectCapturedOnce(batch.map((r) => r.jobId));
+  });
+
+  it('the COMMIT still in flight when the batch looks: the read-back waits for it', async () => {
+    const world = await createWorld(db.pool, { funds: 10n * RESERVATION });
+    const batch = await batchOf(world, 3);
+    proxy.arm('after', { holdCommit: true });
+    const pending = settleBatch(proxied, batch);
+    let failed: unknown = null;
+    pending.catch((error: unknown) => (failed = error));
+    // The batch has lost its connection and waits on the in-doubt transaction's row
+    // locks; only then does the server receive the COMMIT.
+    while (failed === null && (await lockWaiters(db.pool)) < 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(failed).toBeNull();
+    proxy.releaseCommit();
+    const results = await pending;
+    expect(results.map((r) => r.outcome)).toEqual(['applied', 'applied', 'applied']);
+    await expectCapturedOnce(batch.map((r) => r.jobId));
+  });
+
+  it('through the worker: the events of a batch cut after COMMIT are settled, not reported as lost claims that wrote nothing', async () => {
+    const world = await createWorld(db.pool, { funds: 10n * RESERVATION });
+    const claims = await claimedCompletions(world, 4);
+    proxy.arm('after');
+    const outcomes = await settleEvents(proxied, claims);
+    expect(proxy.fired).toHaveLength(1);
+    expect(outcomes.map((o) => (o.kind === 'settled' ? `${o.kind}:${o.result.outcome}:${o.result.replayed}` : o.kind))).toEqual(
+      Array(4).fill('settled:applied:false'),
+    );
+    await expectCapturedOnce(claims.map((c) => c.job_id));
+  });
+
+  it('through the worker: cut after COMMIT and the database unreachable for the read-back: OutcomeUnknown, nothing reported or written twice', async () => {
+    const world = await createWorld(db.pool, { funds: 10n * RESERVATION });
+    const claims = await claimedCompletions(world, 3);
+    proxy.arm('after', { thenUnreachable: true });
+    await expect(settleEvents(proxied, claims)).rejects.toBeInstanceOf(OutcomeUnknown);
+    await db.pool.query('select 1 from jobs where id = any($1::uuid[]) for share', [claims.map((c) => c.job_id)]);
+    await expectCapturedOnce(claims.map((c) => c.job_id));
+    for (const claim of claims) expect(await eventRow(db.pool, { provider: claim.provider, eventKey: claim.event_key })).toMatchObject({ state: 'applied' });
+  });
+
+  it('through the worker: a batch cut before COMMIT is read back as not committed, and each event settles once', async () => {
+    const world = await createWorld(db.pool, { funds: 10n * RESERVATION });
+    const claims = await claimedCompletions(world, 4);
+    proxy.arm('before');
+    const outcomes = await settleEvents(proxied, claims);
+    expect(proxy.fired.map((c) => c.mode)).toEqual(['before']);
+    expect(outcomes.map((o) => (o.kind === 'settled' ? `${o.kind}:${o.result.outcome}` : o.kind))).toEqual(Array(4).fill('settled:applied'));
+    await expectCapturedOnce(claims.map((c) => c.job_id));
   });
 });
