@@ -259,13 +259,15 @@ async function moveAccounts(tx: Queryable, written: Written[]): Promise<SettleRe
     written.flatMap((w) => w.transfers),
     [...wallets, ...revenues],
   );
+  const balanceAfter = balancesAfterEach(written, balances);
   const results: SettleResult[] = [];
-  for (const w of written) {
+  for (const [i, w] of written.entries()) {
     const { job, decision, request } = w;
     const alerts: { class: AlertClass; detail?: Record<string, unknown> }[] = decision.outcome.raises.map((a) => ({ class: a }));
-    const walletBalance = balances.get(job.row.wallet_id);
+    const walletBalance = balanceAfter[i];
     if (w.charges && walletBalance !== undefined && walletBalance < 0n) {
-      alerts.push({ class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: walletBalance.toString() } });
+      const event = request.claim ? { provider: request.claim.provider, event_key: request.claim.eventKey } : {};
+      alerts.push({ class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: walletBalance.toString(), ...event } });
     }
     const source = request.claim ? `${request.claim.provider}/${request.claim.eventKey}` : `${request.jobId}:${request.event.type}`;
     const alertSource = (!w.replayed && w.settlement?.settlement_key) || source;
@@ -280,6 +282,36 @@ async function moveAccounts(tx: Queryable, written: Written[]): Promise<SettleRe
     });
   }
   return results;
+}
+
+/**
+ * Each decision's wallet balance as if the batch had been settled one event at a time,
+ * in its order: the balance after the whole batch minus what the later decisions moved.
+ * So wallet_overdrawn is raised by the events whose charge left the wallet below zero —
+ * naming the one that overdrew it, not every charge of the batch (issue 11.8) — exactly
+ * as settle() raises it for the same events one by one.
+ */
+function balancesAfterEach(written: Written[], balances: Map<string, bigint>): (bigint | undefined)[] {
+  const after = new Map(balances);
+  const result: (bigint | undefined)[] = new Array(written.length);
+  for (let i = written.length - 1; i >= 0; i--) {
+    const wallet = written[i]!.job.row.wallet_id;
+    const balance = after.get(wallet);
+    result[i] = balance;
+    if (balance !== undefined) after.set(wallet, balance - postedChange(written[i]!.transfers, wallet));
+  }
+  return result;
+}
+
+/** How `transfers` move `account`'s posted balance (credits − debits); pending moves none. */
+function postedChange(transfers: Transfer[], account: string): bigint {
+  let change = 0n;
+  for (const t of transfers) {
+    if (t.flags !== 'posted' && t.flags !== 'post_pending') continue;
+    if (t.creditAccountId === account) change += t.amount;
+    if (t.debitAccountId === account) change -= t.amount;
+  }
+  return change;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/transaction.js';
 import { LeaseLost } from '../../src/ledger/errors.js';
-import { settleBatch } from '../../src/ledger/settle.js';
+import { settle, settleBatch } from '../../src/ledger/settle.js';
 import { claimEvents } from '../../src/worker/queue.js';
 import { settleEvents } from '../../src/worker/settle-event.js';
 import { freshDatabase } from '../support/database.js';
@@ -118,5 +118,44 @@ describe('batched settlement', () => {
       tx.query<{ n: number }>(`select count(*)::int as n from ledger_entries where job_id = any($1::uuid[]) and entry_type = 'capture'`, [jobs.map((j) => j.id)]),
     );
     expect(entries.rows[0]!.n).toBe(jobs.filter((_, i) => billableOf(usageOf(i)) > 0n).length);
+  });
+
+  it('names in its wallet_overdrawn alert the event whose charge took the wallet below zero (issue 11.8)', async () => {
+    const world = await createWorld(db.pool, { funds: 8_000n });
+    const [a] = await jobsOn([world], 1); // reserves 8000
+    await settle(db.pool, { jobId: a!.id, event: { type: 'job.completed', usage: { input_tokens: 500 } } }); // captures 1000
+    // balance 7000: two jobs reserve 3500 each
+    const b = await submitWorldJob(db.pool, world, { input_tokens: 1750 });
+    const c = await submitWorldJob(db.pool, world, { input_tokens: 1750 });
+    const charge = (job: typeof b, event: Parameters<typeof settleBatch>[1][number]['event'], claim: Awaited<ReturnType<typeof insertClaimedEvent>>) => ({ jobId: job.id, event, claim });
+    const batch = [
+      // 7000 − 3500 = 3500: still covered
+      charge(b, { type: 'job.completed', usage: { input_tokens: 1750 } }, await insertClaimedEvent(db.pool, b)),
+      // delivered work corrected up to A's hold: +7000 takes the balance to −3500
+      charge(a!, { type: 'job.usage_corrected', correction: 1, usage: { input_tokens: 1000, output_tokens: 1000 } }, await insertClaimedEvent(db.pool, a!, { type: 'job.usage_corrected' })),
+      // charged while overdrawn: −7000
+      charge(c, { type: 'job.completed', usage: { input_tokens: 1750 } }, await insertClaimedEvent(db.pool, c)),
+    ];
+    const results = await settleBatch(db.pool, batch);
+    expect(results.map((r) => r.alerts)).toEqual([[], ['wallet_overdrawn'], ['wallet_overdrawn']]);
+    const wallet = await walletRow(db.pool, world.wallet.id);
+    expect(wallet.credits_posted - wallet.debits_posted).toBe(-7_000n);
+
+    const alerts = await db.pool.query<{ job_id: string; source: string; detail: Record<string, unknown> }>(
+      `select job_id, source, detail from alerts where class = 'wallet_overdrawn' and detail->>'wallet_id' = $1 order by (detail->>'balance')::bigint desc`,
+      [world.wallet.id],
+    );
+    expect(alerts.rows).toEqual([
+      {
+        job_id: a!.id,
+        source: results[1]!.settlement!.settlement_key,
+        detail: { wallet_id: world.wallet.id, balance: '-3500', provider: batch[1]!.claim.provider, event_key: batch[1]!.claim.eventKey },
+      },
+      {
+        job_id: c.id,
+        source: results[2]!.settlement!.settlement_key,
+        detail: { wallet_id: world.wallet.id, balance: '-7000', provider: batch[2]!.claim.provider, event_key: batch[2]!.claim.eventKey },
+      },
+    ]);
   });
 });
