@@ -78,11 +78,13 @@ export async function creditWallet(tx: Queryable, request: CreditRequest): Promi
 /**
  * A balance must stay within the range of amounts (CONTRACT "Money"). The wallet row is
  * locked here — the first lock of this transaction's order, wallet then funding — so
- * concurrent credits check one after another.
+ * concurrent credits check one after another. FOR NO KEY UPDATE, the lock the projection's
+ * UPDATE takes anyway: FOR UPDATE would conflict with the key-share locks that every
+ * concurrent entry's foreign keys hold on the wallet, and deadlock.
  */
 async function refuseBalanceBeyondRange(tx: Queryable, walletId: string, amount: bigint): Promise<void> {
   const result = await tx.query<{ balance: bigint }>(
-    `select credits_posted - debits_posted as balance from accounts where id = $1 for update`,
+    `select credits_posted - debits_posted as balance from accounts where id = $1 for no key update`,
     [walletId],
   );
   const after = result.rows[0]!.balance + amount;

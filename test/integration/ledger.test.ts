@@ -9,6 +9,7 @@ import { submitJob as submitInTx } from '../../src/jobs/submit.js';
 import { freshDatabase } from '../support/database.js';
 import {
   RESERVATION,
+  UNIT_PRICES,
   billableOf,
   createTenant,
   createWorld,
@@ -221,6 +222,8 @@ describe('balances (CONTRACT: balance = posted credits − posted debits, reserv
 
   it('a zero-price job reserves nothing and settles without entries', async () => {
     const world = await createWorld(db.pool, { funds: 1n });
+    // A dimension priced at zero (a job naming only unpriced dimensions is refused: invalid_limits).
+    await publishPriceVersion(db.pool, world.model, 'USD', { ...UNIT_PRICES, cached_tokens: 0n });
     const job = await submitWorldJob(db.pool, world, { cached_tokens: 10_000 });
     expect(job.reserved).toBe(0n);
     const result = await settle(db.pool, { jobId: job.id, event: { type: 'job.completed', usage: { cached_tokens: 5 } } });
