@@ -116,7 +116,7 @@ describe('a worker whose connection is cut at COMMIT', () => {
     proxy.reachable();
     await waitForSettled(db.pool, [job.id], 30_000);
     const key = await expectOneCapture(job.id);
-    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 2, settlement_key: key });
+    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, settlement_key: key });
     await finish(worker, 'before COMMIT, database unreachable', 'before');
   });
 
