@@ -78,7 +78,9 @@ function migrationConnection(target: Pool | string): pg.ClientConfig {
     // A server that vanishes mid-migration is noticed by TCP keepalive, not by a timeout.
     keepAlive: true,
     connectionTimeoutMillis: o.connectionTimeoutMillis,
-    application_name: `${o.application_name ?? 'tally'}-migrate`,
+    // The process's own name (tally-serve, tally-worker): an operator looking at
+    // pg_stat_activity sees which process is migrating, or waiting to.
+    application_name: o.application_name ?? 'tally-migrate',
   };
 }
 
