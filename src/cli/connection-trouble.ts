@@ -25,10 +25,10 @@ export function reasonOf(error: unknown): string {
  * The worker's log with connection failures taken out: each goes to `onFailure`
  * instead (which pauses the worker and says so once). Everything else passes through.
  */
-export function divertConnectionFailures(log: Log, onFailure: (error: unknown) => void): Log {
+export function divertConnectionFailures(log: Log, onFailure: (error: unknown, during: string | undefined) => void): Log {
   const divert = (level: 'warn' | 'error') => (obj: object, msg?: string) => {
     const err = (obj as { err?: unknown }).err;
-    if (err !== undefined && isConnectionFailure(err)) onFailure(err);
+    if (err !== undefined && isConnectionFailure(err)) onFailure(err, msg);
     else log[level](obj, msg);
   };
   return { info: (obj, msg) => log.info(obj, msg), warn: divert('warn'), error: divert('error') };
@@ -42,13 +42,13 @@ export function divertConnectionFailures(log: Log, onFailure: (error: unknown) =
 export function throttleConnectionFailures(log: Log, intervalMs = 10_000): Log {
   let lastAt = 0;
   let leftOut = 0;
-  return divertConnectionFailures(log, (error) => {
+  return divertConnectionFailures(log, (error, during) => {
     const now = Date.now();
     if (now - lastAt < intervalMs) {
       leftOut++;
       return;
     }
-    log.warn({ reason: reasonOf(error), similar_left_out: leftOut }, 'the database cannot be reached; the worker retries at each poll');
+    log.warn({ reason: reasonOf(error), during, similar_left_out: leftOut }, 'the database cannot be reached; the worker retries at each poll');
     lastAt = now;
     leftOut = 0;
   });

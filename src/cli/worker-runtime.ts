@@ -43,12 +43,18 @@ const MAX_RETRY_MS = 10_000;
  * the same DATABASE_URL, or the embedded server running.json now names — which is on a
  * new port after the `serve` that owned it stopped and another started it.
  */
+/** A connection failure the worker met, and what it was doing then. */
+interface Loss {
+  error: unknown;
+  during: string | undefined;
+}
+
 export class FollowingWorker {
   private worker: Worker | null = null;
   private stopping = false;
   /** resolves (with the error) when the running worker first fails to reach the database */
-  private nextLoss: Promise<unknown> = Promise.resolve(null);
-  private lost: ((error: unknown) => void) | null = null;
+  private nextLoss: Promise<Loss> = Promise.resolve({ error: null, during: undefined });
+  private lost: ((loss: Loss) => void) | null = null;
   private wakeSleep: (() => void) | null = null;
   private supervision: Promise<void> = Promise.resolve();
 
@@ -65,7 +71,7 @@ export class FollowingWorker {
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.lost?.(null);
+    this.lost?.({ error: null, during: undefined });
     this.wakeSleep?.();
     await this.supervision;
     await this.worker?.stop();
@@ -73,19 +79,31 @@ export class FollowingWorker {
   }
 
   private async startOne(): Promise<Worker> {
-    const lostSignal = new Promise<unknown>((resolve) => (this.lost = resolve));
+    const lostSignal = new Promise<Loss>((resolve) => (this.lost = resolve));
     this.nextLoss = lostSignal;
     // Every connection failure the worker would log resolves the signal instead; the
     // first one pauses the worker, the later ones (its other loops) are already covered.
-    return await startWorkerWithLog(this.db, this.concurrency, divertConnectionFailures(this.log, (error) => this.lost?.(error)));
+    return await startWorkerWithLog(
+      this.db,
+      this.concurrency,
+      divertConnectionFailures(this.log, (error, during) => {
+        if (this.lost) return this.lost({ error, during });
+        // Already pausing: what the stopping loops meet still gets its line, without a stack.
+        this.log.warn({ reason: reasonOf(error) }, during ?? 'the database cannot be reached');
+      }),
+    );
   }
 
   private async supervise(): Promise<void> {
     while (!this.stopping) {
-      const error = await this.nextLoss;
+      const { error, during } = await this.nextLoss;
       if (this.stopping) return;
       this.lost = null;
-      this.log.warn({ database: where(this.db.url), reason: reasonOf(error) }, 'lost the database; settling paused until it answers again');
+      // `during` says what the worker was doing (e.g. recording an event's outcome).
+      this.log.warn(
+        { database: where(this.db.url), reason: reasonOf(error), during },
+        'lost the database; settling paused until it answers again',
+      );
       await this.worker?.stop();
       this.worker = null;
       const url = await this.findDatabase();
@@ -96,7 +114,7 @@ export class FollowingWorker {
       } catch (startError) {
         // It answered and then went away again: look once more.
         this.log.warn({ database: where(url), reason: reasonOf(startError) }, 'the database went away while the worker started');
-        this.nextLoss = Promise.resolve(startError);
+        this.nextLoss = Promise.resolve({ error: startError, during: 'starting' });
         continue;
       }
       this.log.info({ database: where(url) }, 'database answers; settling resumed');
@@ -109,9 +127,10 @@ export class FollowingWorker {
       const url = await this.db.locate().catch(() => null);
       if (url !== null) return url;
       const waitMs = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1));
-      const what = this.db.embedded && !this.db.embedded.owner
-        ? 'no embedded PostgreSQL answers in the data folder yet (it comes back when a `tally serve` or other command starts it)'
-        : 'the database does not answer yet';
+      const what =
+        this.db.embedded && !this.db.embedded.owner
+          ? 'no embedded PostgreSQL answers in the data folder yet (it comes back when a `tally serve` or other command starts it)'
+          : 'the database does not answer yet';
       this.log.warn({ attempt, retry_in_ms: waitMs }, what);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, waitMs);
