@@ -7,7 +7,8 @@ import { ApiError, frameworkError, installErrorHandler } from './errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { registerHealth } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import type { ApiContext } from './context.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ApiApp, ApiContext } from './context.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { providerRoutes } from './routes/providers.js';
 import { priceRoutes } from './routes/prices.js';
@@ -65,14 +66,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   const context: ApiContext = { pool: options.pool, metrics: options.metrics ?? createMetrics(options.pool) };
   registerHealth(app, options.pool);
-  tenantRoutes(app, context);
-  providerRoutes(app, context);
-  priceRoutes(app, context);
-  walletRoutes(app, context);
-  jobRoutes(app, context);
-  webhookRoutes(app, context);
-  operationRoutes(app, context);
-  reconciliationRoutes(app, context);
+  // Types only: validation stays with the ajv configured above.
+  const api: ApiApp = app.withTypeProvider<TypeBoxTypeProvider>();
+  tenantRoutes(api, context);
+  providerRoutes(api, context);
+  priceRoutes(api, context);
+  walletRoutes(api, context);
+  jobRoutes(api, context);
+  webhookRoutes(api, context);
+  operationRoutes(api, context);
+  reconciliationRoutes(api, context);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

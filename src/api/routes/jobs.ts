@@ -1,5 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Pool, Queryable } from '../../db/pool.js';
 import { isUniqueViolationOn } from '../../db/errors.js';
 import { isUuid } from '../../ids.js';
@@ -9,7 +9,7 @@ import { submitJob } from '../../jobs/submit.js';
 import { loadJobDetails } from '../../jobs/view.js';
 import { settle } from '../../ledger/settle.js';
 import { requireAccess, requireTenant, tenantScope } from '../auth.js';
-import type { ApiContext } from '../context.js';
+import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { runIdempotent } from '../idempotency.js';
 import { IdParams, IdempotencyHeader, Usage, bearerAuth, errors } from '../schemas.js';
@@ -44,10 +44,10 @@ function refTaken(error: unknown): never {
   throw error;
 }
 
-export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
+export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
   const tenant = requireAccess('tenant', pool);
 
-  app.post<{ Body: Static<typeof CreateJob> }>(
+  app.post(
     '/v1/jobs',
     {
       onRequest: tenant,
@@ -60,7 +60,7 @@ export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
         response: { 201: JobView, ...errors(400, 401, 402, 403, 404, 409, 422) },
       },
     },
-    (request, reply) =>
+    async (request, reply) =>
       runIdempotent(pool, request, reply, { required: true }, async (tx) => {
         const tenantId = requireTenant(request);
         const body = request.body;
@@ -80,7 +80,7 @@ export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
       }),
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     '/v1/jobs/:id',
     {
       onRequest: requireAccess('tenant_or_admin', pool),
@@ -89,7 +89,7 @@ export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
     async (request) => fullView(pool, request, await visibleJob(pool, request, request.params.id)),
   );
 
-  app.patch<{ Params: { id: string }; Body: Static<typeof PatchJob> }>(
+  app.patch(
     '/v1/jobs/:id',
     {
       onRequest: tenant,
@@ -117,7 +117,7 @@ export function jobRoutes(app: FastifyInstance, { pool }: ApiContext): void {
     },
   );
 
-  app.post<{ Params: { id: string } }>(
+  app.post(
     '/v1/jobs/:id/cancel',
     {
       onRequest: tenant,

@@ -1,14 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { principalKey, requireAccess } from '../auth.js';
-import type { ApiContext } from '../context.js';
+import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { bearerAuth, errors } from '../schemas.js';
 import { requeueDeadEvent } from '../../worker/queue.js';
 import { DISCARD_NOTE_MAX_LENGTH, discardDeadEvent, type DiscardedEvent } from '../../worker/discard.js';
 
-export function operationRoutes(app: FastifyInstance, { pool, metrics }: ApiContext): void {
+export function operationRoutes(app: ApiApp, { pool, metrics }: ApiContext): void {
   app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['operations'], hide: false } }, async (request, reply) => {
     const token = process.env.TALLY_METRICS_TOKEN;
     if (token) {
@@ -20,7 +19,7 @@ export function operationRoutes(app: FastifyInstance, { pool, metrics }: ApiCont
     return reply.type(metrics.registry.contentType).send(body);
   });
 
-  app.post<{ Params: { provider: string; event_key: string } }>(
+  app.post(
     '/v1/events/:provider/:event_key/retry',
     {
       onRequest: requireAccess('admin', pool),
@@ -41,7 +40,7 @@ export function operationRoutes(app: FastifyInstance, { pool, metrics }: ApiCont
     },
   );
 
-  app.post<{ Params: { provider: string; event_key: string }; Body: { note: string } }>(
+  app.post(
     '/v1/events/:provider/:event_key/discard',
     {
       onRequest: requireAccess('admin', pool),

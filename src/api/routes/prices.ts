@@ -1,9 +1,8 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { publishPriceVersion, type PriceVersionRow } from '../../catalog/prices.js';
 import { parseUnitPrice } from '../../money/index.js';
 import { requireAccess } from '../auth.js';
-import type { ApiContext } from '../context.js';
+import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { runIdempotent } from '../idempotency.js';
 import { AmountString, Currency, bearerAuth, errors } from '../schemas.js';
@@ -28,8 +27,8 @@ export function priceView(row: PriceVersionRow) {
   return { id: row.id, model: row.model, currency: row.currency, version: row.version, unit_prices: row.unit_prices, created_at: row.created_at.toISOString() };
 }
 
-export function priceRoutes(app: FastifyInstance, { pool }: ApiContext): void {
-  app.put<{ Params: { model: string }; Body: Static<typeof PutPrice> }>(
+export function priceRoutes(app: ApiApp, { pool }: ApiContext): void {
+  app.put(
     '/v1/prices/:model',
     {
       onRequest: requireAccess('admin', pool),
@@ -42,7 +41,7 @@ export function priceRoutes(app: FastifyInstance, { pool }: ApiContext): void {
         response: { 200: PriceView, 201: PriceView, ...errors(400, 401, 403) },
       },
     },
-    (request, reply) =>
+    async (request, reply) =>
       runIdempotent(pool, request, reply, { required: false }, async (tx) => {
         const entries = Object.entries(request.body.unit_prices);
         if (entries.length === 0) throw new ApiError(400, 'invalid_request', 'unit_prices needs at least one dimension');

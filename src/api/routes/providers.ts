@@ -1,11 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyBaseLogger } from 'fastify';
 import { isUniqueViolationOn } from '../../db/errors.js';
 import { withTransaction } from '../../db/transaction.js';
 import { InvalidProviderSettings, InvalidSecret, PROVIDER_KINDS, insertProvider, missesFalUserId, updateProvider, type ProviderRow } from '../../catalog/providers.js';
 import { policyToJson, parsePolicy } from '../../lifecycle/index.js';
 import { requireAccess } from '../auth.js';
-import type { ApiContext } from '../context.js';
+import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { runIdempotent } from '../idempotency.js';
 import { IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
@@ -75,9 +75,9 @@ function settingsError(error: unknown): never {
   throw error;
 }
 
-export function providerRoutes(app: FastifyInstance, { pool }: ApiContext): void {
+export function providerRoutes(app: ApiApp, { pool }: ApiContext): void {
   const admin = requireAccess('admin', pool);
-  app.post<{ Body: Static<typeof CreateProvider> }>(
+  app.post(
     '/v1/providers',
     {
       onRequest: admin,
@@ -90,7 +90,7 @@ export function providerRoutes(app: FastifyInstance, { pool }: ApiContext): void
         response: { 201: ProviderView, ...errors(400, 401, 403, 409) },
       },
     },
-    (request, reply) =>
+    async (request, reply) =>
       runIdempotent(pool, request, reply, { required: false }, async (tx) => {
         const { name, kind, ...settings } = request.body;
         try {
@@ -104,7 +104,7 @@ export function providerRoutes(app: FastifyInstance, { pool }: ApiContext): void
       }),
   );
 
-  app.patch<{ Params: { name: string }; Body: Static<typeof PatchProvider> }>(
+  app.patch(
     '/v1/providers/:name',
     {
       onRequest: admin,

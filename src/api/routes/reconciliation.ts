@@ -1,20 +1,19 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { isUuid } from '../../ids.js';
 import { findRun, reconcile, resolveException } from '../../reconcile/run.js';
 import { ImportIdReused, InvalidUsageFile, importProviderUsage, validateRecord, type UsageRecord } from '../../reconcile/provider-usage.js';
 import { requireAccess } from '../auth.js';
-import type { ApiContext } from '../context.js';
+import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { runIdempotent } from '../idempotency.js';
 import { IdParams, IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
 
 const RunView = Type.Object({}, { additionalProperties: true, description: '{id, clean, repair, exceptions: [{id, class, objects, detail, ...}], resolved_exceptions, repairs}' });
 
-export function reconciliationRoutes(app: FastifyInstance, { pool }: ApiContext): void {
+export function reconciliationRoutes(app: ApiApp, { pool }: ApiContext): void {
   const admin = requireAccess('admin', pool);
 
-  app.post<{ Body: { repair?: boolean } }>(
+  app.post(
     '/v1/reconciliation/runs',
     {
       onRequest: admin,
@@ -38,7 +37,7 @@ export function reconciliationRoutes(app: FastifyInstance, { pool }: ApiContext)
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     '/v1/reconciliation/runs/:id',
     { onRequest: admin, schema: { summary: 'A stored reconciliation run', tags: ['admin'], security: bearerAuth, params: IdParams, response: { 200: RunView, ...errors(401, 403, 404) } } },
     async (request) => {
@@ -48,7 +47,7 @@ export function reconciliationRoutes(app: FastifyInstance, { pool }: ApiContext)
     },
   );
 
-  app.post<{ Params: { id: string }; Body: { note: string } }>(
+  app.post(
     '/v1/reconciliation/exceptions/:id/resolve',
     {
       onRequest: admin,
@@ -68,7 +67,7 @@ export function reconciliationRoutes(app: FastifyInstance, { pool }: ApiContext)
     },
   );
 
-  app.post<{ Body: { import_id: string; records: unknown[] } }>(
+  app.post(
     '/v1/provider-usage',
     {
       onRequest: admin,

@@ -1,15 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { newId } from '../../ids.js';
 import { hashApiKey, newApiKey, requireAccess } from '../auth.js';
-import type { ApiContext } from '../context.js';
+import type { ApiApp, ApiContext } from '../context.js';
 import { runIdempotent } from '../idempotency.js';
 import { IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
 
 const CreateTenant = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) });
 
-export function tenantRoutes(app: FastifyInstance, { pool }: ApiContext): void {
-  app.post<{ Body: { name: string } }>(
+export function tenantRoutes(app: ApiApp, { pool }: ApiContext): void {
+  app.post(
     '/v1/tenants',
     {
       onRequest: requireAccess('admin', pool),
@@ -25,7 +24,7 @@ export function tenantRoutes(app: FastifyInstance, { pool }: ApiContext): void {
         },
       },
     },
-    (request, reply) =>
+    async (request, reply) =>
       runIdempotent(pool, request, reply, { required: false }, async (tx) => {
         const id = newId();
         const apiKey = newApiKey();

@@ -1,5 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { isUniqueViolationOn } from '../../db/errors.js';
 import { isUuid } from '../../ids.js';
 import { findWallet, insertWallet, type AccountRow } from '../../ledger/accounts.js';
@@ -8,7 +8,7 @@ import { listWalletEntries } from '../../ledger/entries.js';
 import { parseAmount } from '../../money/index.js';
 import type { Queryable } from '../../db/pool.js';
 import { requireAccess, requireTenant, tenantScope } from '../auth.js';
-import type { ApiContext } from '../context.js';
+import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { creditKeyOf, runIdempotent } from '../idempotency.js';
 import { AmountString, Currency, IdParams, IdempotencyHeader, SignedAmountString, bearerAuth, errors } from '../schemas.js';
@@ -48,8 +48,8 @@ export async function visibleWallet(db: Queryable, request: FastifyRequest, id: 
   return wallet;
 }
 
-export function walletRoutes(app: FastifyInstance, { pool }: ApiContext): void {
-  app.post<{ Body: { currency: string } }>(
+export function walletRoutes(app: ApiApp, { pool }: ApiContext): void {
+  app.post(
     '/v1/wallets',
     {
       onRequest: requireAccess('tenant', pool),
@@ -62,7 +62,7 @@ export function walletRoutes(app: FastifyInstance, { pool }: ApiContext): void {
         response: { 201: WalletView, ...errors(400, 401, 403, 409) },
       },
     },
-    (request, reply) =>
+    async (request, reply) =>
       runIdempotent(pool, request, reply, { required: false }, async (tx) => {
         const tenantId = requireTenant(request);
         await tx.query('savepoint open_wallet');
@@ -81,7 +81,7 @@ export function walletRoutes(app: FastifyInstance, { pool }: ApiContext): void {
       }),
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get(
     '/v1/wallets/:id',
     {
       onRequest: requireAccess('tenant_or_admin', pool),
@@ -90,7 +90,7 @@ export function walletRoutes(app: FastifyInstance, { pool }: ApiContext): void {
     async (request) => walletView(await visibleWallet(pool, request, request.params.id)),
   );
 
-  app.get<{ Params: { id: string }; Querystring: Static<typeof EntriesQuery> }>(
+  app.get(
     '/v1/wallets/:id/entries',
     {
       onRequest: requireAccess('tenant_or_admin', pool),
@@ -115,7 +115,7 @@ export function walletRoutes(app: FastifyInstance, { pool }: ApiContext): void {
     },
   );
 
-  app.post<{ Params: { id: string }; Body: Static<typeof Credit> }>(
+  app.post(
     '/v1/wallets/:id/credits',
     {
       onRequest: requireAccess('admin', pool),
@@ -129,7 +129,7 @@ export function walletRoutes(app: FastifyInstance, { pool }: ApiContext): void {
         response: { 201: EntryView, ...errors(400, 401, 403, 404, 422) },
       },
     },
-    (request, reply) =>
+    async (request, reply) =>
       runIdempotent(pool, request, reply, { required: true }, async (tx) => {
         const amount = parseAmount(request.body.amount);
         const wallet = await visibleWallet(tx, request, request.params.id);
