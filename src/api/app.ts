@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import type { Pool } from '../db/pool.js';
 import { ErrorResponse } from './schemas.js';
 import { loadServerSecret } from './server-secret.js';
-import { ApiError, frameworkError, installErrorHandler } from './errors.js';
+import { ApiError, clientError, frameworkError, installErrorHandler } from './errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { registerHealth } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -39,6 +39,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // badly encoded path parameter is answered by frameworkError in the usual shape.
     routerOptions: { maxParamLength: 4096 },
     frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
+    // HTTP/1.0 clients may omit Host, and Tally serves no virtual hosts: such a request is
+    // answered like any other instead of by Node's bodiless 400.
+    http: { requireHostHeader: false },
     ajv: {
       // Amounts must arrive as strings: no coercion of 12 into "12". Query strings are
       // declared as strings and parsed by the routes.

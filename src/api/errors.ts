@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConnectionLost, DatabaseError, InvalidText, NumericOutOfRange, StatementTimeout, mapDatabaseError } from '../db/errors.js';
 import { AmountOutOfRange, InvalidAmountError, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
@@ -118,5 +119,25 @@ export function installErrorHandler(app: FastifyInstance): void {
   });
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorBody('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (a malformed header, two
+ * Content-Lengths, headers over the size limit): answered in the usual error shape, and
+ * the connection closed, since what follows on it cannot be trusted.
+ */
+export function clientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy(error);
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const [status, reason, body] = tooLarge
+    ? [431, 'Request Header Fields Too Large', errorBody('headers_too_large', 'the request headers are larger than the server accepts (16 KiB)')]
+    : [400, 'Bad Request', errorBody('malformed_request', 'the request is not well-formed HTTP/1.1 (a header, its line or Content-Length is malformed)')];
+  const json = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n${json}`,
   );
 }

@@ -180,7 +180,8 @@ async function effectOrStoredError(tx: PoolClient, effect: (tx: PoolClient) => P
   }
 }
 
-function idempotencyKeyOf(request: FastifyRequest, required: boolean): string | null {
+/** The request's Idempotency-Key, checked (400 when malformed, or missing where required). */
+export function idempotencyKeyOf(request: FastifyRequest, required: boolean): string | null {
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (key === undefined || key === '') {

@@ -5,7 +5,7 @@ import { ImportIdReused, InvalidUsageFile, importProviderUsage, validateRecord, 
 import { requireAccess } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import { runIdempotent } from '../idempotency.js';
+import { idempotencyKeyOf, runIdempotent } from '../idempotency.js';
 import { IdParams, IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
 
 const RunView = Type.Object({}, { additionalProperties: true, description: '{id, clean, repair, exceptions: [{id, class, objects, detail, ...}], resolved_exceptions, repairs}' });
@@ -32,6 +32,8 @@ export function reconciliationRoutes(app: ApiApp, { pool }: ApiContext): void {
       // run. So it runs first; with an Idempotency-Key whose first answer is stored, that
       // answer is replayed instead (this extra run changed nothing: runs only record, and
       // repairs go through keyed paths that do nothing the second time).
+      // A malformed key is refused before anything runs: a refusal stores nothing.
+      idempotencyKeyOf(request, false);
       const run = await reconcile(pool, { repair: request.body?.repair ?? false });
       return runIdempotent(pool, request, reply, { required: false }, async () => ({ status: 201, body: run }));
     },
