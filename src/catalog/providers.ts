@@ -83,7 +83,12 @@ const USED: Record<ProviderKind, (keyof ProviderSettings)[]> = {
 const isSet = (value: unknown) => value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
 
 /** Checks settings as they will be after a create or patch; returns the parsed policy. */
-export function validateProviderSettings(kind: ProviderKind, settings: ProviderSettings): ProviderPolicy {
+/**
+ * `alreadyStored`: secrets the provider has now. They were accepted by an earlier, looser
+ * check and are kept as they are: a PATCH of policies, or a rotation sending
+ * `[new, old]`, must not be refused for an old secret (only new entries are checked).
+ */
+export function validateProviderSettings(kind: ProviderKind, settings: ProviderSettings, alreadyStored: readonly string[] = []): ProviderPolicy {
   for (const field of REQUIRED[kind]) {
     if (!isSet(settings[field])) throw new InvalidProviderSettings(`a ${kind} provider needs ${field}`);
   }
@@ -92,7 +97,9 @@ export function validateProviderSettings(kind: ProviderKind, settings: ProviderS
       throw new InvalidProviderSettings(`a ${kind} provider does not use ${field}; it takes ${USED[kind].join(', ')}`);
     }
   }
-  (settings.secrets ?? []).forEach(validateSecret);
+  (settings.secrets ?? []).forEach((secret, index) => {
+    if (!alreadyStored.includes(secret)) validateSecret(secret, index);
+  });
   if (isSet(settings.base_url)) validateBaseUrl(settings.base_url!);
   if (settings.user_id !== undefined && settings.user_id !== null && !FAL_USER_ID.test(settings.user_id)) {
     throw new InvalidProviderSettings('user_id must be your fal user id: 1 to 200 printable characters, no spaces');
@@ -175,7 +182,7 @@ export async function updateProvider(tx: Queryable, name: string, patch: Provide
     user_id: patch.user_id !== undefined ? patch.user_id : row.user_id,
     policies: patch.policies !== undefined ? { ...(row.policies as object), ...(patch.policies as object) } : row.policies,
   };
-  const policy = validateProviderSettings(row.kind, merged);
+  const policy = validateProviderSettings(row.kind, merged, row.secrets);
   const result = await tx.query<ProviderRow>(
     `update providers set secrets = $2, jwks = $3, api_key = $4, base_url = $5, user_id = $6, policies = $7, updated_at = now()
      where name = $1 returning *`,

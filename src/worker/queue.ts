@@ -63,11 +63,19 @@ export async function extendLeases(db: Queryable, claims: readonly ClaimedEvent[
   if (claims.length === 0) return 0;
   const result = await db.query({
     name: 'extend_leases',
-    text: `update webhook_events w
+    // SKIP LOCKED: a row locked now is being written by a settle transaction (ours,
+    // marking it; or a new owner's): waiting behind it would hold up every other lease
+    // of this beat — until they lapse — and could deadlock with a batch's marks.
+    text: `with held as (
+       select w.provider, w.event_key from webhook_events w
+       join unnest($1::text[], $2::text[], $3::bigint[]) as h(provider, event_key, fencing_token)
+         on w.provider = h.provider and w.event_key = h.event_key and w.fencing_token = h.fencing_token
+       where w.state = 'processing'
+       for no key update of w skip locked
+     )
+     update webhook_events w
      set lease_until = greatest(w.lease_until, now() + make_interval(secs => $4))
-     from unnest($1::text[], $2::text[], $3::bigint[]) as held(provider, event_key, fencing_token)
-     where w.provider = held.provider and w.event_key = held.event_key and w.fencing_token = held.fencing_token
-       and w.state = 'processing'`,
+     from held where w.provider = held.provider and w.event_key = held.event_key`,
     values: [claims.map((c) => c.provider), claims.map((c) => c.event_key), claims.map((c) => c.fencing_token.toString()), leaseSeconds],
   });
   return result.rowCount ?? 0;

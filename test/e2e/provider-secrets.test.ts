@@ -52,6 +52,17 @@ describe('Standard Webhooks secrets', () => {
     expect(await storedSecrets(provider)).toEqual([TEST_SECRET]);
   });
 
+  it('keeps a secret stored before the check (looser then): PATCHing policies, or rotating with it as the old one, succeeds', async () => {
+    const provider = name('legacy');
+    const legacy = 'whsec_bench'; // accepted by the earlier check, refused as a new secret now
+    await db.pool.query(`insert into providers (name, kind, secrets) values ($1, 'generic', $2)`, [provider, [legacy]]);
+    const patched = await admin.request('PATCH', `/v1/providers/${provider}`, { policies: { cancel_grace_seconds: 60 } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const rotated = await admin.request('PATCH', `/v1/providers/${provider}`, { secrets: [TEST_SECRET, legacy] });
+    expect([rotated.status, rotated.body.secrets_count]).toEqual([200, 2]);
+    expectError(await admin.request('PATCH', `/v1/providers/${provider}`, { secrets: [TEST_SECRET, 'whsec_other'] }), 400, 'invalid_secret');
+  });
+
   it('accepts whsec_ + base64 with any padding', async () => {
     const secrets = [24, 25, 26, 1].map((n) => `whsec_${randomBytes(n).toString('base64')}`);
     const provider = name('good-secrets');
