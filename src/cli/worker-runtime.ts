@@ -1,4 +1,5 @@
 import type { Database } from '../db/connect.js';
+import { backoff } from '../db/transaction.js';
 import type { Metrics } from '../api/metrics.js';
 import { integerSetting } from '../settings.js';
 import { DEFAULT_LEASE_SECONDS, Worker, type WorkerOptions } from '../worker/worker.js';
@@ -32,9 +33,15 @@ async function startWorkerWithLog(db: Database, concurrency: number, log: Log, m
   return worker;
 }
 
-/** First wait after losing the database, doubled per attempt up to the cap. */
+/** Waits after losing the database: jittered, doubling per attempt up to the cap. */
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 10_000;
+
+/** A connection failure the worker met, and what it was doing then. */
+interface Loss {
+  error: unknown;
+  during: string | undefined;
+}
 
 /**
  * The standalone `tally worker`: a Worker that, when the database stops answering,
@@ -43,12 +50,6 @@ const MAX_RETRY_MS = 10_000;
  * the same DATABASE_URL, or the embedded server running.json now names — which is on a
  * new port after the `serve` that owned it stopped and another started it.
  */
-/** A connection failure the worker met, and what it was doing then. */
-interface Loss {
-  error: unknown;
-  during: string | undefined;
-}
-
 export class FollowingWorker {
   private worker: Worker | null = null;
   private stopping = false;
@@ -126,7 +127,7 @@ export class FollowingWorker {
     for (let attempt = 1; !this.stopping; attempt++) {
       const url = await this.db.locate().catch(() => null);
       if (url !== null) return url;
-      const waitMs = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1));
+      const waitMs = Math.round(backoff(attempt, FIRST_RETRY_MS, MAX_RETRY_MS));
       const what =
         this.db.embedded && !this.db.embedded.owner
           ? 'no embedded PostgreSQL answers in the data folder yet (it comes back when a `tally serve` or other command starts it)'

@@ -184,16 +184,7 @@ async function readBackBatch(pool: Pool, jobIds: string[], attempt: BatchAttempt
       pool,
       async (tx) => {
         await tx.query('select 1 from jobs where id = any($1::uuid[]) order by id for share', [jobIds]);
-        if (probe.settlement) {
-          const existing = await findSettlement(tx, probe.settlement.settlement_key);
-          return existing?.id === probe.settlement.id ? results : null;
-        }
-        const event = await tx.query<{ state: string; fencing_token: bigint }>(
-          'select state, fencing_token from webhook_events where provider = $1 and event_key = $2',
-          [probe.claim.provider, probe.claim.eventKey],
-        );
-        const row = event.rows[0];
-        return row && row.fencing_token === probe.claim.fencingToken && row.state !== 'processing' ? results : null;
+        return (await committedWrite(tx, probe.settlement, probe.claim)) ? results : null;
       },
       { maxAttempts: 1 },
     );
@@ -482,16 +473,7 @@ async function readBack(pool: Pool, request: SettleRequest, attempt: Attempt): P
       pool,
       async (tx) => {
         await tx.query('select 1 from jobs where id = $1 for share', [request.jobId]);
-        if (written) {
-          const existing = await findSettlement(tx, written.settlement_key);
-          return existing?.id === written.id ? result : null;
-        }
-        const event = await tx.query<{ state: string; fencing_token: bigint }>(
-          'select state, fencing_token from webhook_events where provider = $1 and event_key = $2',
-          [claim!.provider, claim!.eventKey],
-        );
-        const row = event.rows[0];
-        return row && row.fencing_token === claim!.fencingToken && row.state !== 'processing' ? result : null;
+        return (await committedWrite(tx, written, claim)) ? result : null;
       },
       { maxAttempts: 1 },
     );
@@ -502,6 +484,22 @@ async function readBack(pool: Pool, request: SettleRequest, attempt: Attempt): P
       { cause: error },
     );
   }
+}
+
+/**
+ * After the in-doubt transaction has ended (the caller waited on its job rows): whether
+ * it committed, told by a write only it could have made — the settlement row with the id
+ * it inserted, or else its claim's event marked under the claim's fencing token.
+ */
+async function committedWrite(tx: Queryable, settlement: SettlementRow | null, claim: EventClaim | undefined): Promise<boolean> {
+  if (settlement) return (await findSettlement(tx, settlement.settlement_key))?.id === settlement.id;
+  if (!claim) return false;
+  const event = await tx.query<{ state: string; fencing_token: bigint }>(
+    'select state, fencing_token from webhook_events where provider = $1 and event_key = $2',
+    [claim.provider, claim.eventKey],
+  );
+  const row = event.rows[0];
+  return row !== undefined && row.fencing_token === claim.fencingToken && row.state !== 'processing';
 }
 
 function sleep(ms: number): Promise<void> {

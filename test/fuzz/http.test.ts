@@ -1,11 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/database.js';
-import { ledgerViolations } from '../support/invariants.js';
 import { startServer } from '../support/server.js';
 import { casesFor, ROUTE_COUNT, type FuzzCase } from './cases.js';
 import { WIRE_DAMAGE, rawHttpTransport, type WireRequest } from './raw-http.js';
-import { distinctFindings, formatReport, runCases, type RunStats } from './runner.js';
+import { findingsReport, formatReport, runCases, unsoundLedger, type Finding, type RunStats } from './runner.js';
 import { FUZZ_RUNS, FUZZ_SEED, HTTP_SHARE, mixOf } from './settings.js';
 import { shuffled } from './shuffle.js';
 import { seedWorld } from './world.js';
@@ -57,8 +56,7 @@ describe(`fuzz (real HTTP to tally serve): seed ${FUZZ_SEED}`, () => {
     expect(stats.cases).toBe(cases.length);
   });
 
-  const report = (kinds: string[]) =>
-    distinctFindings(stats.findings.filter((f) => kinds.includes(f.kind))).map(({ signature, count }) => `${signature} ×${count}`);
+  const report = (kinds: Finding['kind'][]) => findingsReport(stats, kinds);
 
   it('answers no generated request with a 5xx, a hang or a crash', () => {
     expect(report(['status_5xx', 'hang', 'transport_error'])).toEqual([]);
@@ -75,7 +73,6 @@ describe(`fuzz (real HTTP to tally serve): seed ${FUZZ_SEED}`, () => {
   it('is healthy after, with a sound ledger, and the server still running', async () => {
     expect(server.child.exitCode).toBeNull();
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-    const violations = Object.fromEntries(Object.entries(await ledgerViolations(db.pool)).filter(([, rows]) => rows.length > 0));
-    expect(violations).toEqual({});
+    expect(await unsoundLedger(db.pool)).toEqual({});
   });
 });

@@ -1,4 +1,5 @@
 import type { Pool } from '../../src/db/pool.js';
+import { ledgerViolations } from '../support/invariants.js';
 import type { FuzzCase } from './cases.js';
 import { Snapshots, changes, type Snapshot } from './snapshot.js';
 import type { FuzzAnswer, FuzzRequest, Transport } from './transport.js';
@@ -202,4 +203,14 @@ export function formatReport(title: string, stats: RunStats, seed: number, ms: n
     );
   }
   return lines.join('\n');
+}
+
+/** The distinct findings of these kinds, one line each with its count: [] when clean. */
+export function findingsReport(stats: RunStats, kinds: readonly Finding['kind'][]): string[] {
+  return distinctFindings(stats.findings.filter((f) => kinds.includes(f.kind))).map(({ signature, count }) => `${signature} ×${count}`);
+}
+
+/** The ledger invariants that fail after the run, by name: {} when the ledger is sound. */
+export async function unsoundLedger(pool: Pool): Promise<Record<string, unknown[]>> {
+  return Object.fromEntries(Object.entries(await ledgerViolations(pool)).filter(([, rows]) => rows.length > 0));
 }

@@ -1,18 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { insertProvider } from '../../src/catalog/providers.js';
 import { createPool } from '../../src/db/pool.js';
-import { withTransaction } from '../../src/db/transaction.js';
 import { receiveWebhook } from '../../src/intake/receive.js';
-import { submitJob } from '../../src/jobs/submit.js';
 import { claimEvents, type ClaimedEvent } from '../../src/worker/queue.js';
 import { MAX_SETTLE_ATTEMPTS } from '../../src/worker/retry-policy.js';
 import { settleEvent, type EventOutcome } from '../../src/worker/settle-event.js';
 import { Worker } from '../../src/worker/worker.js';
 import { freshDatabase } from '../support/database.js';
 import { FakeProviderApi, HeldAnswer } from '../support/fake-provider-api.js';
-import { createTenant, createWorld, creditWallet, insertClaimedEvent, insertWallet, publishPriceVersion, submitWorldJob, uniqueName } from '../support/fixtures.js';
+import { createOpenaiWorld, createWorld, insertClaimedEvent, submitOpenaiJob, submitWorldJob } from '../support/fixtures.js';
 import { assertLedgerInvariants } from '../support/invariants.js';
 
 /**
@@ -32,22 +29,10 @@ const LIMITS = { input_tokens: 10_000, cached_input_tokens: 10_000, output_token
 const CAPTURED = 476n + 512n + 1000n;
 
 async function openaiJobs(count: number) {
-  const provider = uniqueName('openai');
-  await withTransaction(db.pool, (tx) => insertProvider(tx, provider, 'openai', { secrets: [SECRET], api_key: API_KEY, base_url: api.url }));
-  const tenantId = await createTenant(db.pool);
-  const wallet = await insertWallet(db.pool, tenantId, 'USD');
-  await creditWallet(db.pool, wallet, 1_000_000_000n);
-  const model = uniqueName('gpt');
-  await publishPriceVersion(db.pool, model, 'USD', UNIT_PRICES);
+  const world = await createOpenaiWorld(db.pool, { secret: SECRET, apiKey: API_KEY, baseUrl: api.url }, UNIT_PRICES);
   const jobs = [];
-  for (let i = 0; i < count; i++) {
-    const ref = `resp_${randomUUID().replaceAll('-', '')}`;
-    const job = await withTransaction(db.pool, (tx) =>
-      submitJob(tx, { tenantId, wallet, provider: { name: provider, policies: {} }, model, providerJobRef: ref, limits: LIMITS }),
-    );
-    jobs.push({ job, ref, path: `/v1/responses/${ref}` });
-  }
-  return { provider, model, jobs };
+  for (let i = 0; i < count; i++) jobs.push(await submitOpenaiJob(db.pool, world, LIMITS));
+  return { provider: world.provider, model: world.model, jobs };
 }
 
 /** A signed response.completed through the real intake: an event whose usage is fetched. */

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { insertProvider } from '../../src/catalog/providers.js';
-import { withTransaction } from '../../src/db/transaction.js';
 import { receiveWebhook } from '../../src/intake/receive.js';
-import { submitJob } from '../../src/jobs/submit.js';
 import { settle } from '../../src/ledger/settle.js';
 import { findInconsistencies } from '../../src/reconcile/checks.js';
 import { claimEvents, type ClaimedEvent } from '../../src/worker/queue.js';
@@ -13,7 +10,7 @@ import { settleEvent } from '../../src/worker/settle-event.js';
 import { USAGE_FETCH_RETRY } from '../../src/worker/usage-fetch.js';
 import { freshDatabase } from '../support/database.js';
 import { FakeProviderApi, HeldAnswer } from '../support/fake-provider-api.js';
-import { createTenant, creditWallet, insertWallet, publishPriceVersion, uniqueName } from '../support/fixtures.js';
+import { createOpenaiWorld, submitOpenaiJob } from '../support/fixtures.js';
 
 /**
  * The usage-fetch step of the worker (worker/usage-fetch.ts), driven call by call against
@@ -31,19 +28,10 @@ const LIMITS = { input_tokens: 10_000, cached_input_tokens: 10_000, output_token
 const RESERVED = 25_000n;
 
 async function openaiWorld() {
-  const provider = uniqueName('openai');
-  await withTransaction(db.pool, (tx) => insertProvider(tx, provider, 'openai', { secrets: [SECRET], api_key: API_KEY, base_url: api.url }));
-  const tenantId = await createTenant(db.pool);
-  const wallet = await insertWallet(db.pool, tenantId, 'USD');
-  await creditWallet(db.pool, wallet, 1_000_000_000n);
-  const model = uniqueName('gpt');
-  await publishPriceVersion(db.pool, model, 'USD', UNIT_PRICES);
-  const ref = `resp_${randomUUID().replaceAll('-', '')}`;
-  const job = await withTransaction(db.pool, (tx) =>
-    submitJob(tx, { tenantId, wallet, provider: { name: provider, policies: {} }, model, providerJobRef: ref, limits: LIMITS }),
-  );
+  const world = await createOpenaiWorld(db.pool, { secret: SECRET, apiKey: API_KEY, baseUrl: api.url }, UNIT_PRICES);
+  const { job, ref, path } = await submitOpenaiJob(db.pool, world, LIMITS);
   expect(job.reserved).toBe(RESERVED);
-  return { provider, model, ref, job, path: `/v1/responses/${ref}` };
+  return { provider: world.provider, model: world.model, ref, job, path };
 }
 type World = Awaited<ReturnType<typeof openaiWorld>>;
 

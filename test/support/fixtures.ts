@@ -6,6 +6,7 @@ import { publishPriceVersion as publish, type PriceVersionRow } from '../../src/
 import { insertWallet as insert, type AccountRow } from '../../src/ledger/accounts.js';
 import { creditWallet as credit, type CreditResult } from '../../src/ledger/credit.js';
 import { submitJob as submit } from '../../src/jobs/submit.js';
+import { insertProvider } from '../../src/catalog/providers.js';
 import type { JobRow } from '../../src/jobs/rows.js';
 import type { ProviderPolicyJson } from '../../src/lifecycle/index.js';
 
@@ -180,4 +181,36 @@ export async function eventRow(pool: Pool, event: Pick<ClaimedEvent, 'provider' 
     [event.provider, event.eventKey],
   );
   return result.rows[0]!;
+}
+
+export interface OpenaiWorld {
+  provider: string;
+  tenantId: string;
+  wallet: AccountRow;
+  model: string;
+}
+
+/** A tenant with a funded USD wallet, an OpenAI provider whose API answers at `baseUrl`, and a priced model. */
+export async function createOpenaiWorld(
+  pool: Pool,
+  settings: { secret: string; apiKey: string; baseUrl: string },
+  unitPrices: Record<string, bigint>,
+): Promise<OpenaiWorld> {
+  const provider = uniqueName('openai');
+  await withTransaction(pool, (tx) => insertProvider(tx, provider, 'openai', { secrets: [settings.secret], api_key: settings.apiKey, base_url: settings.baseUrl }));
+  const tenantId = await createTenant(pool);
+  const wallet = await insertWallet(pool, tenantId, 'USD');
+  await creditWallet(pool, wallet, 1_000_000_000n);
+  const model = uniqueName('gpt');
+  await publishPriceVersion(pool, model, 'USD', unitPrices);
+  return { provider, tenantId, wallet, model };
+}
+
+/** A job of `world` for a new OpenAI response id, and the API path its usage is fetched from. */
+export async function submitOpenaiJob(pool: Pool, world: OpenaiWorld, limits: Record<string, number>) {
+  const ref = `resp_${randomBytes(16).toString('hex')}`;
+  const job = await withTransaction(pool, (tx) =>
+    submit(tx, { tenantId: world.tenantId, wallet: world.wallet, provider: { name: world.provider, policies: {} }, model: world.model, providerJobRef: ref, limits }),
+  );
+  return { job, ref, path: `/v1/responses/${ref}` };
 }
