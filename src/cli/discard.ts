@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
-import { discardDeadEvent, discardNoteProblem } from '../worker/discard.js';
+import { discardDeadEvent, discardNoteProblem } from '../queue/index.js';
 
 /**
  * `tally discard PROVIDER EVENT_KEY --note "..."`: the same discard as

@@ -2,7 +2,9 @@ import type { Database } from '../db/connect.js';
 import { backoff } from '../db/transaction.js';
 import type { Metrics } from '../api/metrics.js';
 import { integerSetting } from '../settings.js';
-import { DEFAULT_LEASE_SECONDS, Worker, type WorkerOptions } from '../worker/worker.js';
+import { runDueDuties } from '../duties/duties.js';
+import { DEFAULT_LEASE_SECONDS } from '../queue/index.js';
+import { Worker, type WorkerOptions } from '../worker/worker.js';
 import { divertConnectionFailures, reasonOf, throttleConnectionFailures } from './connection-trouble.js';
 
 type Log = WorkerOptions['log'];
@@ -22,6 +24,7 @@ async function startWorkerWithLog(db: Database, concurrency: number, log: Log, m
     leaseSeconds: DEFAULT_LEASE_SECONDS,
     pollIntervalMs: integerSetting('TALLY_POLL_INTERVAL_MS', 1000),
     dutyIntervalMs: 1000,
+    duties: runDueDuties,
     databaseUrl: db.url,
     log,
     onOutcome: (outcome, seconds) => {

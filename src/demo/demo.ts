@@ -12,6 +12,7 @@ import { formatAmount, parseAmount } from '../money/index.js';
 import { billable, type PriceBook, type Usage } from '../pricing/index.js';
 import { reconcile, type ReconciliationRun } from '../reconcile/run.js';
 import { planJobs, simulate, type PlannedJob, type SimulationReport } from '../simulator/index.js';
+import { runDueDuties } from '../duties/duties.js';
 import { Worker } from '../worker/worker.js';
 import { progressBar } from './progress.js';
 
@@ -48,7 +49,7 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     for (let i = 0; i < 2; i++) {
-      const worker = new Worker(pool, { concurrency: 4, leaseSeconds: 30, pollIntervalMs: 200, dutyIntervalMs: 1000, databaseUrl: server.url, log });
+      const worker = new Worker(pool, { concurrency: 4, leaseSeconds: 30, pollIntervalMs: 200, dutyIntervalMs: 1000, duties: runDueDuties, databaseUrl: server.url, log });
       await worker.start();
       workers.push(worker);
     }

@@ -9,7 +9,7 @@ import type { JobRow } from '../jobs/rows.js';
 import { adapterFor } from '../webhooks/adapters/index.js';
 import { MAX_EVENT_KEY_LENGTH, type CanonicalEvent } from '../webhooks/canonical-event.js';
 import { WebhookRefused } from '../webhooks/errors.js';
-import { wakerFor } from './wake-workers.js';
+import { enqueueEvent, type StoredEvent } from '../queue/index.js';
 
 export type IntakeStatus = 'accepted' | 'already_accepted';
 
@@ -18,7 +18,6 @@ export interface IntakeResult {
   eventKey: string;
 }
 
-export { EVENTS_CHANNEL } from './wake-workers.js';
 
 /**
  * The receipt path (DESIGN.md "Intake"): verify on the raw bytes, normalise, resolve
@@ -53,7 +52,17 @@ export async function receiveWebhook(pool: Pool, providerName: string, raw: Buff
     throw new WebhookRefused(422, 'event_mismatch', `the event's ${mismatch} does not match the job; nothing was billed`);
   }
 
-  const outcome = (await persistEvent(pool, provider.name, event, job, payloadHash, raw)) ? 'accepted' : 'raced';
+  const enqueued = await enqueueEvent(pool, {
+    provider: provider.name,
+    eventKey: event.eventKey,
+    tenantId: job.tenant_id,
+    jobId: job.id,
+    type: event.type,
+    payloadHash,
+    payload: raw,
+    event: storedEvent(event),
+  });
+  const outcome = enqueued ? 'accepted' : 'raced';
   if (outcome === 'raced') {
     // A concurrent delivery of the same key committed first.
     const first = (await findEvent(pool, provider.name, event.eventKey))!;
@@ -61,52 +70,6 @@ export async function receiveWebhook(pool: Pool, providerName: string, raw: Buff
   }
   failpoint('intake.after_commit');
   return { status: 'accepted', eventKey: event.eventKey };
-}
-
-/**
- * The event and its delivery attempt in ONE statement — so one transaction and one
- * round trip. The event is numbered under the job's row lock (the UPDATE of
- * jobs.event_seq): the per-job sequence is commit order. Returns false when a
- * concurrent delivery of the same key committed first (the intended primary key; any
- * other constraint is an error). Idle workers are woken after the commit.
- */
-async function persistEvent(
-  pool: Pool,
-  provider: string,
-  event: CanonicalEvent,
-  job: JobRow,
-  payloadHash: Buffer,
-  raw: Buffer,
-): Promise<boolean> {
-  const result = await pool.query({
-    name: 'intake_persist_event',
-    text: `with next as (
-             update jobs set event_seq = event_seq + 1 where id = $4 returning event_seq
-           ), inserted as (
-             insert into webhook_events (provider, event_key, tenant_id, job_id, seq, type, payload_hash, payload, event)
-             select $1, $2, $3, $4, next.event_seq, $5, $6, $7, $8 from next
-             on conflict on constraint webhook_events_pkey do nothing
-             returning job_id
-           ), attempt as (
-             insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash)
-             select $9, $1, $2, job_id, 'accepted', $6 from inserted
-           )
-           select job_id from inserted`,
-    values: [
-      provider,
-      event.eventKey,
-      job.tenant_id,
-      job.id,
-      event.type,
-      payloadHash,
-      raw,
-      JSON.stringify(storedEvent(event)),
-      newId(),
-    ],
-  });
-  if (result.rowCount !== 1) return false;
-  wakerFor(pool).eventsAccepted();
-  return true;
 }
 
 interface StoredEventRow {
@@ -177,7 +140,7 @@ function mismatchOf(job: JobRow, event: CanonicalEvent): string | null {
 }
 
 /** What the worker needs to settle: the lifecycle event, nothing from the raw payload. */
-function storedEvent(event: CanonicalEvent) {
+function storedEvent(event: CanonicalEvent): StoredEvent {
   return {
     type: event.type,
     ...(event.usage !== undefined ? { usage: event.usage } : {}),

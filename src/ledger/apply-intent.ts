@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import type { Intent } from '../lifecycle/index.js';
-import type { LockedJob } from '../jobs/rows.js';
+import type { LockedJob } from './locked-job.js';
 import { findHold, markHoldResolved } from './hold.js';
 import { insertSettlement, type SettlementRow } from './settlements.js';
 import { insertEntries, type Transfer } from './transfers.js';

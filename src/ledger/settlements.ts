@@ -67,16 +67,6 @@ export async function findSettlement(db: Queryable, key: string): Promise<Settle
   return result.rows[0] ?? null;
 }
 
-/** The capture or release that resolved the job's hold, if any. */
-export async function findResolvingSettlement(db: Queryable, jobId: string): Promise<SettlementRow | null> {
-  const result = await db.query<SettlementRow>({
-    name: 'find_resolving_settlement',
-    text: `select * from settlements where job_id = $1 and charge_type in ('capture', 'release')`,
-    values: [jobId],
-  });
-  return result.rows[0] ?? null;
-}
-
 export async function listSettlements(db: Queryable, jobId: string): Promise<SettlementRow[]> {
   const result = await db.query<SettlementRow>('select * from settlements where job_id = $1 order by created_at, id', [jobId]);
   return result.rows;

@@ -1,8 +1,9 @@
 import type { Usage } from '../pricing/index.js';
-import { alreadyResolved, noIntents, type Decision } from './decision.js';
-import { InvalidEventError, type LifecycleEvent } from './events.js';
+import { alreadyResolved, noIntents, type Alert, type Decision } from './decision.js';
+import { InvalidEventError, yieldsToAwaitingEvents, type LifecycleEvent } from './events.js';
 import { adjustmentDecision, captureDecision, releaseDecision } from './intents.js';
 import { assertJobView, type JobView } from './job-view.js';
+import { settlementKey } from './keys.js';
 import type { ProviderPolicy } from './policy.js';
 import { isTerminal } from './states.js';
 
@@ -14,38 +15,57 @@ import { isTerminal } from './states.js';
  */
 export function decide(job: JobView, event: LifecycleEvent, policy: ProviderPolicy): Decision {
   assertJobView(job);
+  // An accepted event still waiting to settle (or dead-lettered, for an operator to
+  // retry) wins over the cancel grace and over a hold's expiry.
+  if (yieldsToAwaitingEvents(event) && job.eventAwaiting === true) return noIntents(job, 'no_effect', 'event_pending');
   switch (event.type) {
     case 'job.started':
     case 'job.progress':
       return onProgress(job);
     case 'job.completed':
-      if (job.state === 'released') return alreadyResolved(job, ['late_success_after_release']);
-      return isTerminal(job.state) ? alreadyResolved(job) : capture(job, event.usage);
+      return resolve(job, { capture: event.usage }, job.state === 'released' ? ['late_success_after_release'] : []);
     case 'job.failed':
-      if (isTerminal(job.state)) return alreadyResolved(job);
       // Failed work is free unless the provider's policy says its usage is billed.
-      return policy.failedWithUsage === 'capture' && event.usage !== undefined
-        ? capture(job, event.usage)
-        : releaseDecision(job, 'job_failed');
+      return resolve(
+        job,
+        policy.failedWithUsage === 'capture' && event.usage !== undefined ? { capture: event.usage } : { release: 'job_failed' },
+      );
     case 'job.canceled':
-      if (job.state === 'released' && event.usage !== undefined) {
-        return alreadyResolved(job, ['late_usage_after_release']);
-      }
-      if (isTerminal(job.state)) return alreadyResolved(job);
       // Work done before a cancel is still work done: reported usage is charged.
-      return event.usage !== undefined ? capture(job, event.usage) : releaseDecision(job, 'job_canceled');
+      return event.usage !== undefined
+        ? resolve(job, { capture: event.usage }, job.state === 'released' ? ['late_usage_after_release'] : [])
+        : resolve(job, { release: 'job_canceled' });
     case 'job.usage_corrected':
       return onCorrection(job, event.usage, event.correction);
     case 'cancel.requested':
       return onCancelRequested(job);
     case 'cancel.grace_elapsed':
-      if (job.state === 'cancel_requested') return releaseDecision(job, 'cancel_grace_elapsed');
-      return isTerminal(job.state) ? alreadyResolved(job) : noIntents(job, 'no_effect', 'not_cancel_requested');
+      if (job.state === 'cancel_requested' || isTerminal(job.state)) return resolve(job, { release: 'cancel_grace_elapsed' });
+      return noIntents(job, 'no_effect', 'not_cancel_requested');
     case 'hold.expired':
-      return isTerminal(job.state) ? alreadyResolved(job) : releaseDecision(job, 'hold_expired');
+      return resolve(job, { release: 'hold_expired' });
+    case 'usage.fetch_started':
+      return onFetchStarted(job);
+    case 'usage.mismatched':
+      return onUsageMismatch(job);
     default:
       return unknownEvent(event);
   }
+}
+
+/** How an event asks the open hold to be resolved: charge this usage, or void it all. */
+type Resolution = { capture: Usage } | { release: string };
+
+/**
+ * The one place an event resolves a hold. A hold is resolved once: on a terminal job
+ * the event is recorded as no effect, and its effect is the resolution only when that
+ * is the one it asked for (a repeated completion returns the capture).
+ */
+function resolve(job: JobView, resolution: Resolution, lateAlerts: Alert[] = []): Decision {
+  if (isTerminal(job.state)) return alreadyResolved(job, lateAlerts, 'capture' in resolution ? 'capture' : 'release');
+  return 'capture' in resolution
+    ? captureDecision(job, resolution.capture, job.highestCorrection)
+    : releaseDecision(job, resolution.release);
 }
 
 function onProgress(job: JobView): Decision {
@@ -55,31 +75,59 @@ function onProgress(job: JobView): Decision {
   return noIntents(job, 'applied', 'state_unchanged');
 }
 
-function capture(job: JobView, usage: Usage): Decision {
-  return captureDecision(job, usage, job.highestCorrection);
-}
-
 function onCorrection(job: JobView, usage: Usage, correction: number): Decision {
   if (!Number.isSafeInteger(correction) || correction < 1) {
     throw new InvalidEventError(`job.usage_corrected needs a positive integer correction, got ${correction}`);
   }
-  if (job.state === 'released') return alreadyResolved(job, ['late_usage_after_release']);
   // A correction before any completion is the completion.
   if (!isTerminal(job.state)) return captureDecision(job, usage, correction);
+  // A repeated correction's effect is the adjustment it made the first time, if any.
+  const repeat = (decision: Decision): Decision => ({
+    ...decision,
+    effectKey: settlementKey(job.tenantId, job.id, 'adjustment', correction),
+  });
+  if (job.state === 'released') return repeat(alreadyResolved(job, ['late_usage_after_release']));
   // Corrections may arrive out of order; only one newer than all applied counts.
-  if (correction <= job.highestCorrection) return noIntents(job, 'stale', 'correction_not_newer');
+  if (correction <= job.highestCorrection) return repeat(noIntents(job, 'stale', 'correction_not_newer'));
   return adjustmentDecision(job, usage, correction);
 }
 
 function onCancelRequested(job: JobView): Decision {
   if (isTerminal(job.state)) return noIntents(job, 'rejected', 'job_terminal');
-  // Usage is being fetched for a terminal event: that event wins over the cancel.
-  if (job.state === 'usage_pending') return noIntents(job, 'applied', 'completion_in_progress');
+  // Usage is being fetched for a terminal event: that event wins over the cancel. The
+  // cancel is still recorded: if the fetched usage turns out not to be the job's, it stands.
+  const recordsCancel = job.cancelRequested !== true;
+  if (job.state === 'usage_pending') return { ...noIntents(job, 'applied', 'completion_in_progress'), recordsCancel };
   const reason = job.state === 'cancel_requested' ? 'cancel_already_requested' : undefined;
-  return noIntents(job, 'applied', reason, [], 'cancel_requested');
+  return { ...noIntents(job, 'applied', reason, [], 'cancel_requested'), recordsCancel };
+}
+
+/**
+ * The job waits in usage_pending while a worker fetches a terminal event's usage,
+ * remembering where it was. A job already usage_pending is that same event's earlier
+ * attempt (a job's events settle one at a time, in order): its resume state is kept.
+ * On a terminal job nothing is fetched: the event settles as no effect.
+ */
+function onFetchStarted(job: JobView): Decision {
+  if (isTerminal(job.state)) return alreadyResolved(job);
+  if (job.state === 'usage_pending') return noIntents(job, 'applied', 'state_unchanged');
+  return { ...noIntents(job, 'applied', undefined, [], 'usage_pending'), resumeState: job.state };
+}
+
+/**
+ * The fetched object is not this job's: nothing is billed, the hold stays open, and the
+ * job goes back where the fetch found it — to cancel_requested when the tenant cancelled
+ * meanwhile (the terminal event that won over the cancel turned out not to be the job's).
+ */
+function onUsageMismatch(job: JobView): Decision {
+  const back = job.resumeState ?? null;
+  if (job.state !== 'usage_pending' || back === null) return noIntents(job, 'no_effect', 'event_mismatch');
+  const cancelStands = job.cancelRequested === true && (back === 'reserved' || back === 'running');
+  return { ...noIntents(job, 'no_effect', 'event_mismatch', [], cancelStands ? 'cancel_requested' : back), resumeState: null };
 }
 
 function unknownEvent(event: never): never {
   const type = (event as { type?: unknown }).type;
   throw new InvalidEventError(`unknown lifecycle event type ${JSON.stringify(type)}`);
 }
+

@@ -1,6 +1,7 @@
 import type { Micros } from '../money/index.js';
 import type { PricingSnapshot } from '../pricing/index.js';
 import type { JobView } from './job-view.js';
+import { settlementKey, type ChargeType } from './keys.js';
 import type { JobState } from './states.js';
 
 /**
@@ -47,11 +48,46 @@ export interface Outcome {
   raises: Alert[];
 }
 
+/** A job's money columns: what its hold resolved into, and its adjustments since. */
+export interface JobTotals {
+  captured: Micros | null;
+  released: Micros | null;
+  adjusted: Micros;
+}
+
+/**
+ * Everything the shell writes for one event, computed here so that no lifecycle rule
+ * lives in the shell: it locks the job, asks decide(), and writes this.
+ */
 export interface Decision {
   nextState: JobState;
   intents: Intent[];
   outcome: Outcome;
   highestCorrection: number;
+  /** the job's totals once the intents are written */
+  totals: JobTotals;
+  /** jobs.resume_state to store: set entering usage_pending, cleared leaving it by a mismatch */
+  resumeState: JobState | null;
+  /** the tenant's cancel is recorded (jobs.cancel_requested_at), even where the state stays */
+  recordsCancel: boolean;
+  /**
+   * The settlement key of this event's effect: the one its intent writes, or, for an
+   * event that repeats an effect already written (a second completion: the capture; a
+   * repeated correction: its adjustment), that one. An event of another phase (a failure
+   * after the capture) has no effect of its own: null.
+   */
+  effectKey: string | null;
+}
+
+/** The job as it is: its totals, resume state and no cancel to record. */
+export function unchanged(job: JobView): Omit<Decision, 'nextState' | 'intents' | 'outcome'> {
+  return {
+    highestCorrection: job.highestCorrection,
+    totals: { captured: job.captured, released: job.released ?? null, adjusted: job.adjusted },
+    resumeState: job.resumeState ?? null,
+    recordsCancel: false,
+    effectKey: null,
+  };
 }
 
 /** A decision that writes nothing financial and leaves the job where it is (or moves it to `nextState`). */
@@ -63,11 +99,16 @@ export function noIntents(
   nextState: JobState = job.state,
 ): Decision {
   const outcome: Outcome = reason === undefined ? { status, raises } : { status, reason, raises };
-  return { nextState, intents: [], outcome, highestCorrection: job.highestCorrection };
+  return { ...unchanged(job), nextState, intents: [], outcome };
 }
 
-/** Any event that arrives after the hold is resolved: recorded, never financial. */
-export function alreadyResolved(job: JobView, raises: Alert[] = []): Decision {
-  const reason = job.state === 'captured' ? 'job_already_captured' : 'job_already_released';
-  return noIntents(job, 'no_effect', reason, raises);
+/**
+ * Any event that arrives after the hold is resolved: recorded, never financial. Its
+ * effect is the resolution when that is the one this event asked for (`asked`).
+ */
+export function alreadyResolved(job: JobView, raises: Alert[] = [], asked: ChargeType | null = null): Decision {
+  const resolvedBy: ChargeType = job.state === 'captured' ? 'capture' : 'release';
+  const reason = resolvedBy === 'capture' ? 'job_already_captured' : 'job_already_released';
+  const decision = noIntents(job, 'no_effect', reason, raises);
+  return asked === resolvedBy ? { ...decision, effectKey: settlementKey(job.tenantId, job.id, resolvedBy, 1) } : decision;
 }

@@ -19,7 +19,14 @@ export type LifecycleEvent =
   /** The provider's cancel_grace_seconds passed while the job was cancel_requested. */
   | { readonly type: 'cancel.grace_elapsed' }
   /** Operator repair of a hold open past its expiry (reconcile --repair). */
-  | { readonly type: 'hold.expired' };
+  | { readonly type: 'hold.expired' }
+  /**
+   * A worker is about to fetch a terminal event's usage from the provider's API (named
+   * adapters whose webhooks carry none): the job waits in `usage_pending`.
+   */
+  | { readonly type: 'usage.fetch_started' }
+  /** The fetched provider object is not this job's (its id or model differ): nothing is billed. */
+  | { readonly type: 'usage.mismatched' };
 
 export type LifecycleEventType = LifecycleEvent['type'];
 
@@ -33,7 +40,18 @@ export const LIFECYCLE_EVENT_TYPES: readonly LifecycleEventType[] = [
   'cancel.requested',
   'cancel.grace_elapsed',
   'hold.expired',
+  'usage.fetch_started',
+  'usage.mismatched',
 ];
+
+/**
+ * Events that lose to an accepted event of the job still waiting to settle (pending,
+ * claimed, or dead-lettered for an operator): the shell reads that fact under the job's
+ * row lock (JobView.eventAwaiting) only for these.
+ */
+export function yieldsToAwaitingEvents(event: LifecycleEvent): boolean {
+  return event.type === 'cancel.grace_elapsed' || event.type === 'hold.expired';
+}
 
 /** An event that cannot be decided at all: a shell bug, not a business outcome. */
 export class InvalidEventError extends Error {

@@ -4,13 +4,24 @@
  * decide, and writes what it returns.
  */
 export { JOB_STATES, NON_TERMINAL_STATES, TERMINAL_STATES, isTerminal, type JobState, type TerminalState } from './states.js';
-export { InvalidEventError, LIFECYCLE_EVENT_TYPES, type LifecycleEvent, type LifecycleEventType } from './events.js';
+export {
+  InvalidEventError,
+  LIFECYCLE_EVENT_TYPES,
+  yieldsToAwaitingEvents,
+  type LifecycleEvent,
+  type LifecycleEventType,
+} from './events.js';
 export {
   CHARGE_TYPES,
   InvalidSettlementKeyError,
+  creditKey,
+  formatLedgerKey,
+  holdKey,
+  parseLedgerKey,
   parseSettlementKey,
   settlementKey,
   type ChargeType,
+  type LedgerKey,
   type SettlementKeyParts,
 } from './keys.js';
 export {
@@ -22,5 +33,5 @@ export {
   type ProviderPolicyJson,
 } from './policy.js';
 export { InvalidJobViewError, type JobView } from './job-view.js';
-export type { Alert, Decision, Intent, Outcome } from './decision.js';
+export type { Alert, Decision, Intent, JobTotals, Outcome } from './decision.js';
 export { decide } from './decide.js';

@@ -1,5 +1,5 @@
 import { billable, snapshotOf, type Usage } from '../pricing/index.js';
-import type { Alert, Decision } from './decision.js';
+import { unchanged, type Alert, type Decision } from './decision.js';
 import type { JobView } from './job-view.js';
 import { settlementKey } from './keys.js';
 
@@ -9,12 +9,14 @@ import { settlementKey } from './keys.js';
  */
 export function captureDecision(job: JobView, usage: Usage, highestCorrection: number): Decision {
   const charge = billable(job.priceBook, usage, job.reserved);
+  const key = settlementKey(job.tenantId, job.id, 'capture', 1);
   return {
+    ...unchanged(job),
     nextState: 'captured',
     intents: [
       {
         kind: 'capture',
-        key: settlementKey(job.tenantId, job.id, 'capture', 1),
+        key,
         amount: charge.amount,
         remainder: job.reserved - charge.amount,
         snapshot: snapshotOf(job.priceBook, usage, job.reserved),
@@ -22,18 +24,21 @@ export function captureDecision(job: JobView, usage: Usage, highestCorrection: n
     ],
     outcome: { status: 'applied', raises: exceeds(charge.exceedsReservation) },
     highestCorrection,
+    totals: { captured: charge.amount, released: job.reserved - charge.amount, adjusted: job.adjusted },
+    effectKey: key,
   };
 }
 
 /** Resolve the hold by voiding all of it. */
 export function releaseDecision(job: JobView, reason: string): Decision {
+  const key = settlementKey(job.tenantId, job.id, 'release', 1);
   return {
+    ...unchanged(job),
     nextState: 'released',
-    intents: [
-      { kind: 'release', key: settlementKey(job.tenantId, job.id, 'release', 1), amount: job.reserved, reason },
-    ],
+    intents: [{ kind: 'release', key, amount: job.reserved, reason }],
     outcome: { status: 'applied', reason, raises: [] },
-    highestCorrection: job.highestCorrection,
+    totals: { captured: 0n, released: job.reserved, adjusted: job.adjusted },
+    effectKey: key,
   };
 }
 
@@ -46,19 +51,24 @@ export function releaseDecision(job: JobView, reason: string): Decision {
 export function adjustmentDecision(job: JobView, usage: Usage, correction: number): Decision {
   const charge = billable(job.priceBook, usage, job.reserved);
   const chargedSoFar = (job.captured ?? 0n) + job.adjusted;
+  const key = settlementKey(job.tenantId, job.id, 'adjustment', correction);
+  const amount = charge.amount - chargedSoFar;
   return {
+    ...unchanged(job),
     nextState: job.state,
     intents: [
       {
         kind: 'adjustment',
-        key: settlementKey(job.tenantId, job.id, 'adjustment', correction),
+        key,
         version: correction,
-        amount: charge.amount - chargedSoFar,
+        amount,
         snapshot: snapshotOf(job.priceBook, usage, job.reserved),
       },
     ],
     outcome: { status: 'applied', raises: exceeds(charge.exceedsReservation) },
     highestCorrection: correction,
+    totals: { captured: job.captured, released: job.released ?? null, adjusted: job.adjusted + amount },
+    effectKey: key,
   };
 }
 

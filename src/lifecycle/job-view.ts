@@ -15,12 +15,27 @@ export interface JobView {
   readonly reserved: Micros;
   /** What the capture charged; null until the hold is captured. */
   readonly captured: Micros | null;
+  /** What the resolution voided; null until the hold is resolved. Absent: null. */
+  readonly released?: Micros | null;
   /** Sum of signed adjustments (>0 charged, <0 refunded). */
   readonly adjusted: Micros;
   /** The highest correction number applied; 0 when none. */
   readonly highestCorrection: number;
   /** The price book version pinned when the job was created. */
   readonly priceBook: PriceBook;
+  /**
+   * `usage_pending` remembers the state the fetch interrupted (jobs.resume_state), to
+   * return to when the fetched usage turns out not to be the job's. Absent: null.
+   */
+  readonly resumeState?: JobState | null;
+  /** The tenant asked to cancel (jobs.cancel_requested_at is set). Absent: false. */
+  readonly cancelRequested?: boolean;
+  /**
+   * An accepted event of this job is still waiting to settle (pending, processing or
+   * dead). Read under the job lock, and only for events that yield to it
+   * (yieldsToAwaitingEvents). Absent: false.
+   */
+  readonly eventAwaiting?: boolean;
 }
 
 /** A job row that contradicts itself: a shell or data bug to surface, never to bill from. */

@@ -1,9 +1,8 @@
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { settle } from '../ledger/settle.js';
+import { DEFAULT_LEASE_SECONDS, awaitingEventOf, claimEvent, requeueDead } from '../queue/index.js';
 import { settleEvent } from '../worker/settle-event.js';
-import type { ClaimedEvent } from '../worker/queue.js';
-import { DEFAULT_LEASE_SECONDS } from '../worker/worker.js';
 import { projectionFromEntries, type Finding } from './checks.js';
 
 export interface RepairAction {
@@ -77,33 +76,23 @@ const REPAIR_ORDER: readonly string[] = ['event_dead', 'event_stuck', 'projectio
  * late one and flagged (late_success_after_release), never silently lost.
  */
 async function releaseExpiredHold(pool: Pool, jobId: string): Promise<string> {
-  const waiting = await pool.query<{ state: string }>(
-    `select state from webhook_events where job_id = $1 and state in ('pending', 'processing', 'dead') order by seq limit 1`,
-    [jobId],
-  );
-  if (waiting.rows[0]) return `skipped: an event of the job is ${waiting.rows[0].state}; it is settled first`;
+  const waiting = await awaitingEventOf(pool, jobId);
+  if (waiting !== null) return `skipped: an event of the job is ${waiting}; it is settled first`;
   const result = await settle(pool, { jobId, event: { type: 'hold.expired' } });
   return result.reason ?? result.outcome;
 }
 
 /**
- * Claims one event now (a fresh fencing token; a live worker's unexpired claim is
- * left alone) and settles it as a worker would.
+ * Claims one event now and settles it as a worker would: a dead one is re-queued with a
+ * fresh count of attempts first, in the same transaction as the claim, so no worker can
+ * take it in between. The claim is the workers' own (queue/claim.ts): a live worker's
+ * unexpired claim, or an event behind an earlier one of its job, is left alone.
  */
-async function redriveEvent(pool: Pool, provider: string, eventKey: string, resetAttempts: boolean): Promise<string> {
-  const claimed = await pool.query<ClaimedEvent>(
-    `update webhook_events
-     set state = 'processing', lease_until = now() + make_interval(secs => $3), fencing_token = nextval('fencing_tokens'),
-         attempts = case when $4 then 1 else attempts + 1 end, run_after = now()
-     where provider = $1 and event_key = $2
-       and (state in ('pending', 'dead') or (state = 'processing' and lease_until < now()))
-       and not exists (
-         select 1 from webhook_events earlier
-         where earlier.job_id = webhook_events.job_id and earlier.seq < webhook_events.seq and earlier.state in ('pending', 'processing'))
-     returning provider, event_key, tenant_id, job_id, seq, type, event, usage, attempts, fencing_token`,
-    [provider, eventKey, DEFAULT_LEASE_SECONDS, resetAttempts],
-  );
-  const claim = claimed.rows[0];
+async function redriveEvent(pool: Pool, provider: string, eventKey: string, dead: boolean): Promise<string> {
+  const claim = await withTransaction(pool, async (tx) => {
+    if (dead) await requeueDead(tx, provider, eventKey);
+    return claimEvent(tx, provider, eventKey, DEFAULT_LEASE_SECONDS);
+  });
   if (!claim) return 'skipped: claimed by a live worker, settled, or behind an earlier event of its job';
   const outcome = await settleEvent(pool, claim);
   return outcome.kind === 'settled' ? outcome.result.outcome : outcome.kind;

@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool.js';
-import { extendLeases, type ClaimedEvent } from './queue.js';
+import { extendLeases, type ClaimedEvent } from '../queue/index.js';
 
 /**
  * Keeps the leases of a worker's claims from lapsing while the worker is still working

@@ -1,11 +1,11 @@
 import type { Pool } from '../db/pool.js';
 import type { LifecycleEvent } from '../lifecycle/index.js';
 import { InvalidEventError } from '../lifecycle/index.js';
-import { LeaseLost, OutcomeUnknown } from '../ledger/errors.js';
-import { settle, settleBatch, type SettleResult } from '../ledger/settle.js';
+import { OutcomeUnknown } from '../ledger/errors.js';
+import { settle, type SettleResult } from '../ledger/settle.js';
+import { settleBatch } from '../ledger/settle-batch.js';
 import { failpoint } from '../failpoints.js';
-import type { ClaimedEvent } from './queue.js';
-import { deadLetter, scheduleRetry } from './queue.js';
+import { LeaseLost, claimOf, deadLetter, scheduleRetry, type ClaimedEvent } from '../queue/index.js';
 import { MAX_SETTLE_ATTEMPTS, isPermanent, retryDelayMs } from './retry-policy.js';
 import { prepareUsage } from './usage-fetch.js';
 
@@ -58,11 +58,7 @@ export async function settleEvent(pool: Pool, claim: ClaimedEvent): Promise<Even
     } else {
       event = lifecycleEventOf(claim);
     }
-    const result = await settle(pool, {
-      jobId: claim.job_id,
-      event,
-      claim: { provider: claim.provider, eventKey: claim.event_key, fencingToken: claim.fencing_token },
-    });
+    const result = await settle(pool, { jobId: claim.job_id, event, claim: claimOf(claim) });
     failpoint('worker.after_commit');
     return { kind: 'settled', result };
   } catch (error) {
@@ -103,11 +99,7 @@ export async function settleEvents(pool: Pool, claims: ClaimedEvent[]): Promise<
     try {
       const results = await settleBatch(
         pool,
-        batchable.map(({ claim, event }) => ({
-          jobId: claim.job_id,
-          event,
-          claim: { provider: claim.provider, eventKey: claim.event_key, fencingToken: claim.fencing_token },
-        })),
+        batchable.map(({ claim, event }) => ({ jobId: claim.job_id, event, claim: claimOf(claim) })),
       );
       failpoint('worker.after_commit');
       batchable.forEach(({ claim }, i) => outcomes.set(claim, { kind: 'settled', result: results[i]! }));

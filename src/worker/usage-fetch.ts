@@ -3,9 +3,9 @@ import { InvalidEventError, type LifecycleEvent } from '../lifecycle/index.js';
 import { InvalidUsageError, validateUsage, type Usage } from '../pricing/index.js';
 import { adapterFor } from '../webhooks/adapters/index.js';
 import type { UsageReading, UsageTarget } from '../webhooks/usage-source.js';
-import type { ClaimedEvent } from './queue.js';
+import { scheduleFetchRetry, storeFetchedUsage, type ClaimedEvent } from '../queue/index.js';
 import { UsageFetchFailed, getJson } from './usage-http.js';
-import { beginUsageFetch, recordFetchMismatch, scheduleFetchRetry, storeFetchedUsage, type FetchContext } from './usage-rows.js';
+import { beginUsageFetch, recordFetchMismatch, type FetchContext } from './usage-rows.js';
 
 /**
  * How long one usage fetch may take (CONTRACT: 10 s). TALLY_USAGE_FETCH_TIMEOUT_MS

@@ -1,12 +1,23 @@
 import pg from 'pg';
 import type { Pool } from '../db/pool.js';
 import { failpoint } from '../failpoints.js';
-import { EVENTS_CHANNEL } from '../intake/receive.js';
-import { claimEvents, type ClaimedEvent } from './queue.js';
+import { EVENTS_CHANNEL, claimEvents, type ClaimedEvent } from '../queue/index.js';
 import { settleEvent, settleEvents, type EventOutcome } from './settle-event.js';
-import { runDueDuties } from './duties.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { integerSetting } from '../settings.js';
+
+/** What a worker logs to. */
+export interface WorkerLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/**
+ * The periodic duties a worker offers to run at every dutyIntervalMs, composed by the
+ * CLI (duties/): the worker only schedules them, and knows nothing of what they are.
+ */
+export type RunDuties = (pool: Pool, log: WorkerLog) => Promise<void>;
 
 export interface WorkerOptions {
   /** loops of this worker, each settling one batch at a time */
@@ -27,12 +38,13 @@ export interface WorkerOptions {
   pollIntervalMs: number;
   /** how often this worker checks whether a periodic duty is due */
   dutyIntervalMs: number;
+  /** the duties to offer; none when absent */
+  duties?: RunDuties;
   databaseUrl: string;
-  log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  log: WorkerLog;
   onOutcome?: (outcome: EventOutcome, seconds: number) => void;
 }
 
-export const DEFAULT_LEASE_SECONDS = integerSetting('TALLY_LEASE_SECONDS', 60);
 export const DEFAULT_BATCH_SIZE = integerSetting('TALLY_SETTLE_BATCH_SIZE', 32);
 
 /**
@@ -182,9 +194,9 @@ export class Worker {
   }
 
   private async duties(): Promise<void> {
-    if (!this.running) return;
+    if (!this.running || !this.options.duties) return;
     try {
-      await runDueDuties(this.pool, this.options.log);
+      await this.options.duties(this.pool, this.options.log);
     } catch (error) {
       this.options.log.warn({ err: error }, 'periodic duty failed; it runs again at the next interval');
     }

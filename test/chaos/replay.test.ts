@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Queryable } from '../../src/db/pool.js';
-import { EVENTS_CHANNEL } from '../../src/intake/receive.js';
+import { EVENTS_CHANNEL } from '../../src/queue/index.js';
 import { simulate } from '../../src/simulator/index.js';
 import { deliver, signDelivery } from '../support/client.js';
 import { freshDatabase } from '../support/database.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { createPool } from '../../src/db/pool.js';
 import { receiveWebhook } from '../../src/intake/receive.js';
-import { claimEvents, type ClaimedEvent } from '../../src/worker/queue.js';
+import { claimEvents, type ClaimedEvent } from '../../src/queue/index.js';
 import { MAX_SETTLE_ATTEMPTS } from '../../src/worker/retry-policy.js';
 import { settleEvent, type EventOutcome } from '../../src/worker/settle-event.js';
 import { Worker } from '../../src/worker/worker.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/reconcile/run.js';
-import { discardDeadEvent, type DiscardedEvent } from '../../src/worker/discard.js';
-import { claimEvents, deadLetter, requeueDeadEvent } from '../../src/worker/queue.js';
+import { discardDeadEvent, type DiscardedEvent } from '../../src/queue/index.js';
+import { claimEvents, deadLetter, requeueDeadEvent } from '../../src/queue/index.js';
 import { assertLedgerInvariants } from '../support/invariants.js';
 import { createWorld, databasePerTest, deliver, drain, event, expectClean, expectOnly, submitJob, type World } from '../support/reconcile-world.js';
 

@@ -5,7 +5,7 @@ import { settlementKey } from '../../src/lifecycle/index.js';
 import { reconcile, resolveException } from '../../src/reconcile/run.js';
 import { findInconsistencies } from '../../src/reconcile/checks.js';
 import { repair } from '../../src/reconcile/repair.js';
-import { claimEvents, deadLetter } from '../../src/worker/queue.js';
+import { claimEvents, deadLetter } from '../../src/queue/index.js';
 import { MAX_SETTLE_ATTEMPTS } from '../../src/worker/retry-policy.js';
 import { settleEvent } from '../../src/worker/settle-event.js';
 import { eventRow, jobRow, walletRow } from '../support/fixtures.js';

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/transaction.js';
-import { LeaseLost } from '../../src/ledger/errors.js';
-import { settle, settleBatch } from '../../src/ledger/settle.js';
-import { claimEvents } from '../../src/worker/queue.js';
+import { LeaseLost } from '../../src/queue/index.js';
+import { settle } from '../../src/ledger/settle.js';
+import { settleBatch } from '../../src/ledger/settle-batch.js';
+import { claimEvents } from '../../src/queue/index.js';
 import { settleEvents } from '../../src/worker/settle-event.js';
 import { freshDatabase } from '../support/database.js';
 import { billableOf, createWorld, insertClaimedEvent, jobRow, submitWorldJob, walletRow, type World } from '../support/fixtures.js';

@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { receiveWebhook } from '../../src/intake/receive.js';
 import { settle } from '../../src/ledger/settle.js';
 import { findInconsistencies } from '../../src/reconcile/checks.js';
-import { claimEvents, type ClaimedEvent } from '../../src/worker/queue.js';
+import { claimEvents, type ClaimedEvent } from '../../src/queue/index.js';
 import { MAX_SETTLE_ATTEMPTS } from '../../src/worker/retry-policy.js';
 import { settleEvent } from '../../src/worker/settle-event.js';
 import { USAGE_FETCH_RETRY } from '../../src/worker/usage-fetch.js';

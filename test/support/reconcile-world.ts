@@ -8,7 +8,7 @@ import type { JobRow } from '../../src/jobs/rows.js';
 import type { ExceptionClass } from '../../src/reconcile/checks.js';
 import type { ReconciliationException, ReconciliationRun } from '../../src/reconcile/run.js';
 import { reconcile } from '../../src/reconcile/run.js';
-import { claimEvents } from '../../src/worker/queue.js';
+import { claimEvents } from '../../src/queue/index.js';
 import { settleEvent, type EventOutcome } from '../../src/worker/settle-event.js';
 import { WebhookRefused } from '../../src/webhooks/errors.js';
 import { TEST_SECRET, signDelivery } from './client.js';

@@ -4,8 +4,7 @@ import { principalKey, requireAccess } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { bearerAuth, errors } from '../schemas.js';
-import { requeueDeadEvent } from '../../worker/queue.js';
-import { DISCARD_NOTE_MAX_LENGTH, discardDeadEvent, type DiscardedEvent } from '../../worker/discard.js';
+import { DISCARD_NOTE_MAX_LENGTH, discardDeadEvent, requeueDeadEvent, type DiscardedEvent } from '../../queue/index.js';
 
 export function operationRoutes(app: ApiApp, { pool, metrics }: ApiContext): void {
   app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['operations'], hide: false } }, async (request, reply) => {

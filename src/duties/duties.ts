@@ -1,8 +1,17 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { settle } from '../ledger/settle.js';
 import { raiseAlerts } from '../ledger/alerts.js';
+import { DEFAULT_POLICY } from '../lifecycle/index.js';
+import { awaitingSql } from '../queue/index.js';
 import { reconcile } from '../reconcile/run.js';
 import { integerSetting } from '../settings.js';
+
+/**
+ * A duty is periodic work that must run once per interval across all workers together,
+ * not once per worker: cancel grace, hold expiry, scheduled reconciliation, cleanup. Any
+ * worker may run it; claimDuty decides which. The CLI builds this list's runner and hands
+ * it to each Worker (worker/ knows nothing of what the duties are).
+ */
 
 /** How often each periodic duty runs, across all workers together. */
 export const DUTY_INTERVAL_SECONDS = {
@@ -12,6 +21,10 @@ export const DUTY_INTERVAL_SECONDS = {
   // TALLY_RECONCILE_INTERVAL_SECONDS=0 turns scheduled reconciliation off.
   reconcile: integerSetting('TALLY_RECONCILE_INTERVAL_SECONDS', 300, 0),
 } as const;
+
+/** Most jobs one run of a duty takes on (releases; holds flagged); the next run takes the rest. */
+const DUTY_BATCH_LIMIT = 500;
+const FLAG_BATCH_LIMIT = 1000;
 
 /** How long idempotency records are kept (CONTRACT: at least 7 days; credits for ever). */
 export const IDEMPOTENCY_RETENTION_DAYS = 30;
@@ -66,9 +79,10 @@ export async function releaseAfterCancelGrace(pool: Pool): Promise<number> {
   const due = await pool.query<{ id: string }>(
     `select j.id from jobs j join providers p on p.name = j.provider
      where j.state = 'cancel_requested'
-       and j.cancel_requested_at + make_interval(secs => coalesce((p.policies->>'cancel_grace_seconds')::int, 300)) <= now()
-       and not exists (select 1 from webhook_events e where e.job_id = j.id and e.state in ('pending', 'processing', 'dead'))
-     limit 500`,
+       and j.cancel_requested_at + make_interval(secs => coalesce((p.policies->>'cancel_grace_seconds')::int, $1)) <= now()
+       and not exists (select 1 from webhook_events e where e.job_id = j.id and ${awaitingSql('e')})
+     limit $2`,
+    [DEFAULT_POLICY.cancelGraceSeconds, DUTY_BATCH_LIMIT],
   );
   let released = 0;
   for (const { id } of due.rows) {
@@ -88,7 +102,8 @@ export async function flagExpiredHolds(pool: Pool): Promise<number> {
     `select h.job_id, h.tenant_id, h.expires_at from holds h
      where h.resolved_by is null and h.expires_at < now()
        and not exists (select 1 from alerts a where a.class = 'hold_open_past_expiry' and a.source = h.job_id::text)
-     limit 1000`,
+     limit $1`,
+    [FLAG_BATCH_LIMIT],
   );
   for (const hold of expired.rows) {
     await raiseAlerts(pool, [{ class: 'hold_open_past_expiry', detail: { expires_at: hold.expires_at.toISOString() } }], {

@@ -1,4 +1,6 @@
-import type { Queryable } from '../db/pool.js';
+import type { Pool, Queryable } from '../db/pool.js';
+import { withTransaction } from '../db/transaction.js';
+import { notifyWorkers } from './wake.js';
 
 /** The longest note an operator may give (the column's check says the same). */
 export const DISCARD_NOTE_MAX_LENGTH = 2000;
@@ -56,4 +58,32 @@ export async function discardDeadEvent(
   const row = current.rows[0];
   if (!row) return 'not_found';
   return row.state === 'discarded' ? row : 'not_dead';
+}
+
+/**
+ * Puts a dead-lettered event back in the queue with a fresh count of attempts, now. Only
+ * a dead event moves, so this and a discard cannot both win. Returns its job, or null
+ * when the event is not dead.
+ */
+export async function requeueDead(db: Queryable, provider: string, eventKey: string): Promise<string | null> {
+  const result = await db.query<{ job_id: string }>(
+    `update webhook_events
+     set state = 'pending', attempts = 0, run_after = now(), last_error = null, reason = null
+     where provider = $1 and event_key = $2 and state = 'dead'
+     returning job_id`,
+    [provider, eventKey],
+  );
+  return result.rows[0]?.job_id ?? null;
+}
+
+/** An operator's retry of a dead letter (POST /v1/events/{provider}/{key}/retry): re-queued, and a worker woken at commit. */
+export async function requeueDeadEvent(pool: Pool, provider: string, eventKey: string): Promise<'queued' | 'not_dead' | 'not_found'> {
+  const queued = await withTransaction(pool, async (tx) => {
+    const jobId = await requeueDead(tx, provider, eventKey);
+    if (jobId !== null) await notifyWorkers(tx, jobId);
+    return jobId !== null;
+  });
+  if (queued) return 'queued';
+  const exists = await pool.query('select 1 from webhook_events where provider = $1 and event_key = $2', [provider, eventKey]);
+  return exists.rowCount === 0 ? 'not_found' : 'not_dead';
 }

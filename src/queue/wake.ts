@@ -1,6 +1,12 @@
-import type { Pool } from '../db/pool.js';
+import type { Pool, Queryable } from '../db/pool.js';
 
+/** The LISTEN/NOTIFY channel that wakes idle workers. A hint only: workers poll anyway. */
 export const EVENTS_CHANNEL = 'tally_events';
+
+/** NOTIFY inside `db`'s transaction: delivered at its COMMIT, dropped with a rollback. */
+export async function notifyWorkers(db: Queryable, payload = ''): Promise<void> {
+  await db.query('select pg_notify($1, $2)', [EVENTS_CHANNEL, payload]);
+}
 
 /** How long a NOTIFY waits for more accepted events to share it. */
 const COALESCE_MS = 5;

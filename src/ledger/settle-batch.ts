@@ -1,0 +1,91 @@
+import type { Pool } from '../db/pool.js';
+import { ConnectionLost } from '../db/errors.js';
+import { withTransaction } from '../db/transaction.js';
+import { failpoint } from '../failpoints.js';
+import type { EventClaim } from '../queue/index.js';
+import { JobNotFound, OutcomeUnknown } from './errors.js';
+import { lockJobs } from './locked-job.js';
+import type { SettlementRow } from './settlements.js';
+import { committedWrite, moveAccounts, writeDecision, type SettleRequest, type SettleResult, type Written, type WriteTrace } from './write-decision.js';
+
+/**
+ * Settles the claimed events of several jobs in ONE transaction: the jobs locked in id
+ * order, each event decided and written as settle() would, then every touched account
+ * moved once, wallets before revenue accounts, each set in id order (DESIGN.md's one
+ * lock order), and one COMMIT. The hot wallet row is then updated once per batch
+ * instead of once per event. All or nothing: if any event fails — a unique violation, a
+ * lost claim, a bad event — the whole batch rolls back and the caller settles each event
+ * on its own with settle(), where its failure stays its own. At most one event per job.
+ * A connection lost around COMMIT is read back as settle() does (readBackBatch): a
+ * committed batch returns its results, one that did not throws the ConnectionLost.
+ */
+export async function settleBatch(pool: Pool, requests: (SettleRequest & { claim: EventClaim })[]): Promise<SettleResult[]> {
+  const jobIds = requests.map((r) => r.jobId);
+  if (new Set(jobIds).size !== jobIds.length) throw new RangeError('a batch holds at most one event per job');
+  const attempt: BatchAttempt = { written: [], results: null };
+  try {
+    return await withTransaction(pool, async (tx) => {
+      // withTransaction may run this again after 40001/40P01: start clean each time.
+      Object.assign(attempt, { written: [], results: null });
+      const jobs = await lockJobs(tx, jobIds);
+      const written: Written[] = [];
+      for (const request of requests) {
+        const job = jobs.get(request.jobId);
+        if (!job) throw new JobNotFound(request.jobId);
+        const state: WriteTrace = { intendedKey: null, written: null };
+        written.push(await writeDecision(tx, job, request, state));
+        attempt.written.push({ claim: request.claim, settlement: state.written });
+      }
+      attempt.results = await moveAccounts(tx, written);
+      failpoint('settle.before_commit');
+      return attempt.results;
+    });
+  } catch (error) {
+    if (!(error instanceof ConnectionLost)) throw error;
+    const committed = await readBackBatch(pool, jobIds, attempt);
+    if (committed) return committed;
+    // Not committed: nothing of the batch was written, and the caller settles each
+    // event on its own (worker/settle-event.ts).
+    throw error;
+  }
+}
+
+/** What one attempt of a batch wrote, to tell after a lost COMMIT whether it committed. */
+interface BatchAttempt {
+  /** per event: its claim and the settlement row this attempt inserted (null: none) */
+  written: { claim: EventClaim; settlement: SettlementRow | null }[];
+  /** set once every statement ran: only then can COMMIT have been sent */
+  results: SettleResult[] | null;
+}
+
+/**
+ * The batch's connection broke. As settle()'s readBack: if the attempt never reached
+ * COMMIT it cannot have committed (null). Otherwise wait, on a fresh connection, for the
+ * in-doubt transaction to end — it holds every job row of the batch — then look for one
+ * write only that transaction could have made: a settlement row with the id it inserted,
+ * or an event marked under its claim's fencing token. The batch is all or nothing, so
+ * one probe answers for all of it: found, its results stand; not found, nothing of it
+ * was written (null). Reading back failing too is OutcomeUnknown.
+ */
+async function readBackBatch(pool: Pool, jobIds: string[], attempt: BatchAttempt): Promise<SettleResult[] | null> {
+  const results = attempt.results;
+  if (!results) return null;
+  const probe = attempt.written.find((w) => w.settlement !== null) ?? attempt.written[0];
+  if (!probe) return null;
+  try {
+    return await withTransaction(
+      pool,
+      async (tx) => {
+        await tx.query('select 1 from jobs where id = any($1::uuid[]) order by id for share', [jobIds]);
+        return (await committedWrite(tx, probe.settlement, probe.claim)) ? results : null;
+      },
+      { maxAttempts: 1 },
+    );
+  } catch (error) {
+    throw new OutcomeUnknown(
+      `a batch of ${jobIds.length} events: the connection was lost around COMMIT and reading it back failed too; settle its events again once the database answers`,
+      { cause: error },
+    );
+  }
+}
+

@@ -1,0 +1,168 @@
+import type { Queryable } from '../db/pool.js';
+import { decide, yieldsToAwaitingEvents, type Decision, type JobState, type LifecycleEvent, type Outcome } from '../lifecycle/index.js';
+import { awaitingEventOf, markSettled, markedUnder, type EventClaim } from '../queue/index.js';
+import { raiseAlerts, type AlertClass } from './alerts.js';
+import { applyIntent } from './apply-intent.js';
+import { writeJob, type LockedJob } from './locked-job.js';
+import { findSettlement, type SettlementRow } from './settlements.js';
+import { moveProjections, type Transfer } from './transfers.js';
+
+/**
+ * The write half of a settlement, shared by settle() and settleBatch(): decide on the
+ * locked job, write what the decision says, move the accounts. Runs inside their
+ * transaction; no I/O but this database.
+ */
+
+export interface SettleRequest {
+  jobId: string;
+  event: LifecycleEvent;
+  claim?: EventClaim;
+}
+
+export interface SettleResult {
+  outcome: Outcome['status'];
+  reason?: string;
+  alerts: AlertClass[];
+  jobState: JobState;
+  /** This event's financial effect: written now, or written before by an equal event. */
+  settlement: SettlementRow | null;
+  /** true when the effect existed already and this call wrote none. */
+  replayed: boolean;
+}
+
+/** What an attempt wrote, so that a lost COMMIT can be told apart from a failure before it. */
+export interface WriteTrace {
+  /** the settlement key it tried to insert last (a unique violation names this one) */
+  intendedKey: string | null;
+  /** the settlement row it inserted: its id tells our commit from somebody else's */
+  written: SettlementRow | null;
+}
+
+/** One decision, written, with the account projections still to move. */
+export interface Written {
+  request: SettleRequest;
+  job: LockedJob;
+  decision: Decision;
+  /** this event's effect: written now, or by an equal event before */
+  settlement: SettlementRow | null;
+  replayed: boolean;
+  transfers: Transfer[];
+  revenueAccount: string | null;
+  charges: boolean;
+}
+
+/**
+ * Decides on the locked job and writes everything but the account projections: the
+ * settlement, entries, hold, job and the event's outcome (fenced by its claim). The only
+ * fact decide() needs from outside the job row — is an accepted event still awaiting
+ * settlement? — is read here, under the job's lock, for the events that yield to one.
+ */
+export async function writeDecision(tx: Queryable, job: LockedJob, request: SettleRequest, trace: WriteTrace): Promise<Written> {
+  const eventAwaiting = yieldsToAwaitingEvents(request.event) && (await awaitingEventOf(tx, job.row.id)) !== null;
+  const decision = decide({ ...job.view, eventAwaiting }, request.event, job.policy);
+  const source = request.claim ? { provider: request.claim.provider, eventKey: request.claim.eventKey } : null;
+
+  let settlement: SettlementRow | null = null;
+  const transfers: Transfer[] = [];
+  let revenueAccount: string | null = null;
+  let charges = false;
+  for (const intent of decision.intents) {
+    trace.intendedKey = intent.key;
+    const applied = await applyIntent(tx, job, intent, source);
+    settlement = trace.written = applied.settlement;
+    transfers.push(...applied.transfers);
+    revenueAccount = applied.lockOrder[1] ?? null;
+    charges ||= applied.charges;
+  }
+  await writeJob(tx, job, decision);
+  const replayed = settlement === null;
+  if (settlement === null && decision.effectKey !== null) settlement = await findSettlement(tx, decision.effectKey);
+  if (request.claim) {
+    await markSettled(tx, request.claim, {
+      status: decision.outcome.status,
+      reason: decision.outcome.reason ?? null,
+      settlementKey: settlement?.settlement_key ?? null,
+    });
+  }
+  return { request, job, decision, settlement, replayed: replayed && settlement !== null, transfers, revenueAccount, charges };
+}
+
+/**
+ * Moves the account projections of everything written, then raises the alerts that
+ * depend on the resulting balances. The wallet and revenue rows are the hot rows every
+ * settlement of a wallet (and of a tenant) queues on, so they are updated last: their
+ * locks are held for these statements and COMMIT only, not for the whole transaction.
+ */
+export async function moveAccounts(tx: Queryable, written: Written[]): Promise<SettleResult[]> {
+  const wallets = [...new Set(written.map((w) => w.job.row.wallet_id))].sort();
+  const revenues = [...new Set(written.flatMap((w) => (w.revenueAccount ? [w.revenueAccount] : [])))].sort();
+  const balances = await moveProjections(
+    tx,
+    written.flatMap((w) => w.transfers),
+    [...wallets, ...revenues],
+  );
+  const balanceAfter = balancesAfterEach(written, balances);
+  const results: SettleResult[] = [];
+  for (const [i, w] of written.entries()) {
+    const { job, decision, request } = w;
+    const alerts: { class: AlertClass; detail?: Record<string, unknown> }[] = decision.outcome.raises.map((a) => ({ class: a }));
+    const walletBalance = balanceAfter[i];
+    if (w.charges && walletBalance !== undefined && walletBalance < 0n) {
+      const event = request.claim ? { provider: request.claim.provider, event_key: request.claim.eventKey } : {};
+      alerts.push({ class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: walletBalance.toString(), ...event } });
+    }
+    const source = request.claim ? `${request.claim.provider}/${request.claim.eventKey}` : `${request.jobId}:${request.event.type}`;
+    const alertSource = (!w.replayed && w.settlement?.settlement_key) || source;
+    await raiseAlerts(tx, alerts, { tenantId: job.row.tenant_id, jobId: job.row.id, source: alertSource });
+    results.push({
+      outcome: decision.outcome.status,
+      ...(decision.outcome.reason ? { reason: decision.outcome.reason } : {}),
+      alerts: alerts.map((a) => a.class),
+      jobState: decision.nextState,
+      settlement: w.settlement,
+      replayed: w.replayed,
+    });
+  }
+  return results;
+}
+
+/**
+ * Each decision's wallet balance as if the batch had been settled one event at a time,
+ * in its order: the balance after the whole batch minus what the later decisions moved.
+ * So wallet_overdrawn is raised by the events whose charge left the wallet below zero —
+ * naming the one that overdrew it, not every charge of the batch (issue 11.8) — exactly
+ * as settle() raises it for the same events one by one.
+ */
+function balancesAfterEach(written: Written[], balances: Map<string, bigint>): (bigint | undefined)[] {
+  const after = new Map(balances);
+  const result: (bigint | undefined)[] = new Array(written.length);
+  for (let i = written.length - 1; i >= 0; i--) {
+    const wallet = written[i]!.job.row.wallet_id;
+    const balance = after.get(wallet);
+    result[i] = balance;
+    if (balance !== undefined) after.set(wallet, balance - postedChange(written[i]!.transfers, wallet));
+  }
+  return result;
+}
+
+/** How `transfers` move `account`'s posted balance (credits − debits); pending moves none. */
+function postedChange(transfers: Transfer[], account: string): bigint {
+  let change = 0n;
+  for (const t of transfers) {
+    if (t.flags !== 'posted' && t.flags !== 'post_pending') continue;
+    if (t.creditAccountId === account) change += t.amount;
+    if (t.debitAccountId === account) change -= t.amount;
+  }
+  return change;
+}
+
+/**
+ * After the in-doubt transaction of a lost COMMIT has ended (the caller waited on its
+ * job rows): whether it committed, told by a write only it could have made — the
+ * settlement row with the id it inserted, or else its claim's event marked under the
+ * claim's fencing token.
+ */
+export async function committedWrite(tx: Queryable, settlement: SettlementRow | null, claim: EventClaim | undefined): Promise<boolean> {
+  if (settlement) return (await findSettlement(tx, settlement.settlement_key))?.id === settlement.id;
+  return claim ? markedUnder(tx, claim) : false;
+}

@@ -1,0 +1,99 @@
+import type { Queryable } from '../db/pool.js';
+import { integerSetting } from '../settings.js';
+import { unsettledSql } from './states.js';
+import type { ClaimedEvent } from './types.js';
+
+/**
+ * How long a claim is its worker's. A dead worker's claims stay unavailable this long; a
+ * live worker extends its claims every third of it (worker/lease-keeper.ts), so it must
+ * be longer than the statement timeout, not than a whole claim's work.
+ */
+export const DEFAULT_LEASE_SECONDS = integerSetting('TALLY_LEASE_SECONDS', 60);
+
+const CLAIMED_COLUMNS = 'w.provider, w.event_key, w.tenant_id, w.job_id, w.seq, w.type, w.event, w.usage, w.attempts, w.fencing_token';
+
+/**
+ * THE claim, written once; `which` narrows the events it may take. An event is claimable
+ * when it is unsettled, its claim's lease (if any) ran out, and no earlier event of the
+ * same job is still unsettled: a job's events settle in the order intake numbered them,
+ * and one waiting in backoff holds back only its own job. FOR UPDATE SKIP LOCKED: workers
+ * never wait on each other. Each claim takes a fresh fencing token from a sequence.
+ *
+ * `attempts` counts settlement attempts, and a claim starts one only when it takes a
+ * pending event. Taking over a 'processing' event whose lease ran out continues the
+ * attempt its lost holder never finished: a lost claim is not an attempt, so claims lost
+ * to a slow step (or a dead worker) can never add up to a dead letter (issue 11.5). An
+ * attempt ends as a success, a fenced scheduleRetry or a fenced deadLetter.
+ */
+function claimStatement(which: string): string {
+  return `with ready as (
+       select e.provider, e.event_key
+       from webhook_events e
+       where ${unsettledSql('e')}
+         and ${which}
+         and (e.lease_until is null or e.lease_until < now())
+         and not exists (
+           select 1 from webhook_events earlier
+           where earlier.job_id = e.job_id and earlier.seq < e.seq and ${unsettledSql('earlier')})
+       order by e.run_after, e.seq
+       limit $1
+       for update of e skip locked
+     )
+     update webhook_events w
+     set state = 'processing', lease_until = now() + make_interval(secs => $2), fencing_token = nextval('fencing_tokens'),
+         attempts = w.attempts + case when w.state = 'pending' then 1 else 0 end
+     from ready
+     where w.provider = ready.provider and w.event_key = ready.event_key
+     returning ${CLAIMED_COLUMNS}`;
+}
+
+/** Events whose run_after has come: what workers take. */
+const CLAIM_READY = claimStatement('e.run_after <= now()');
+/** One named event, in backoff or not: what an operator's re-drive takes. */
+const CLAIM_NAMED = claimStatement('e.provider = $3 and e.event_key = $4');
+
+/** Claims up to `limit` ready events (a worker's loop). */
+export async function claimEvents(db: Queryable, limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
+  const result = await db.query<ClaimedEvent>({ name: 'claim_events', text: CLAIM_READY, values: [limit, leaseSeconds] });
+  return result.rows;
+}
+
+/**
+ * Claims one named event now, whatever its run_after, by the same rule as claimEvents: a
+ * live worker's unexpired claim, a settled event or one behind an earlier unsettled event
+ * of its job is not taken (null). A dead event is re-queued first (requeueDead).
+ */
+export async function claimEvent(db: Queryable, provider: string, eventKey: string, leaseSeconds: number): Promise<ClaimedEvent | null> {
+  const result = await db.query<ClaimedEvent>({
+    name: 'claim_named_event',
+    text: CLAIM_NAMED,
+    values: [1, leaseSeconds, provider, eventKey],
+  });
+  return result.rows[0] ?? null;
+}
+
+/**
+ * Pushes the leases of claims still in hand to `leaseSeconds` from now — fenced by each
+ * claim's token, so a claim another worker took over is never extended (worker/lease-keeper.ts).
+ */
+export async function extendLeases(db: Queryable, claims: readonly ClaimedEvent[], leaseSeconds: number): Promise<number> {
+  if (claims.length === 0) return 0;
+  const result = await db.query({
+    name: 'extend_leases',
+    // SKIP LOCKED: a row locked now is being written by a settle transaction (ours,
+    // marking it; or a new owner's): waiting behind it would hold up every other lease
+    // of this beat — until they lapse — and could deadlock with a batch's marks.
+    text: `with held as (
+       select w.provider, w.event_key from webhook_events w
+       join unnest($1::text[], $2::text[], $3::bigint[]) as h(provider, event_key, fencing_token)
+         on w.provider = h.provider and w.event_key = h.event_key and w.fencing_token = h.fencing_token
+       where w.state = 'processing'
+       for no key update of w skip locked
+     )
+     update webhook_events w
+     set lease_until = greatest(w.lease_until, now() + make_interval(secs => $4))
+     from held where w.provider = held.provider and w.event_key = held.event_key`,
+    values: [claims.map((c) => c.provider), claims.map((c) => c.event_key), claims.map((c) => c.fencing_token.toString()), leaseSeconds],
+  });
+  return result.rowCount ?? 0;
+}

@@ -1,0 +1,43 @@
+/**
+ * The event queue: the only owner of webhook_events. Intake enqueues (the outbox row);
+ * workers claim, and every later write is fenced by the claim's token; operators re-queue
+ * or discard dead letters. Nothing outside this folder writes the table. Terms: types.ts.
+ */
+export { DEFAULT_LEASE_SECONDS, claimEvent, claimEvents, extendLeases } from './claim.js';
+export { enqueueEvent, type NewEvent } from './enqueue.js';
+export { LeaseLost } from './errors.js';
+export {
+  deadLetter,
+  markSettled,
+  markedUnder,
+  readOwnedEvent,
+  scheduleFetchRetry,
+  scheduleRetry,
+  storeFetchedUsage,
+  type FetchState,
+  type SettledMark,
+} from './marks.js';
+export {
+  DISCARD_NOTE_MAX_LENGTH,
+  discardDeadEvent,
+  discardNoteProblem,
+  requeueDead,
+  requeueDeadEvent,
+  type DiscardResult,
+  type DiscardedEvent,
+} from './operator.js';
+export { awaitingEventOf } from './reads.js';
+export {
+  AWAITING_STATES,
+  EVENT_STATES,
+  SETTLED_STATES,
+  UNSETTLED_STATES,
+  awaitingSql,
+  isAwaiting,
+  isUnsettled,
+  stateIn,
+  unsettledSql,
+  type EventState,
+} from './states.js';
+export { ERROR_TEXT_MAX_LENGTH, claimOf, type ClaimedEvent, type EventClaim, type StoredEvent } from './types.js';
+export { EVENTS_CHANNEL, notifyWorkers, wakerFor } from './wake.js';

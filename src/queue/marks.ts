@@ -1,0 +1,123 @@
+import type { Queryable } from '../db/pool.js';
+import { LeaseLost } from './errors.js';
+import { claimOf, ERROR_TEXT_MAX_LENGTH, type ClaimedEvent, type EventClaim } from './types.js';
+
+/**
+ * The fenced writes: each names the claim's fencing token and changes the event only
+ * while that claim is current (state processing, same token). Zero rows means the claim
+ * was lost: the caller wrote nothing (a mark inside a transaction throws LeaseLost so the
+ * whole transaction rolls back).
+ */
+const FENCE = `provider = $1 and event_key = $2 and fencing_token = $3 and state = 'processing'`;
+
+type Claim = ClaimedEvent | EventClaim;
+
+function fence(claim: Claim): [string, string, string] {
+  const { provider, eventKey, fencingToken } = claimOf(claim);
+  return [provider, eventKey, fencingToken.toString()];
+}
+
+function errorText(error: string): string {
+  return error.slice(0, ERROR_TEXT_MAX_LENGTH);
+}
+
+/** What a settled event's row records of decide()'s outcome. */
+export interface SettledMark {
+  /** the outcome's status; `rejected` (a tenant's cancel) never comes from an event and is kept as no_effect */
+  status: 'applied' | 'no_effect' | 'stale' | 'rejected';
+  reason: string | null;
+  settlementKey: string | null;
+  /** kept as last_error: why an event that settled as no effect did (an event_mismatch) */
+  note?: string;
+}
+
+/** Records the outcome inside the settle transaction. Throws LeaseLost (rolling it back) when the claim is gone. */
+export async function markSettled(tx: Queryable, claim: Claim, mark: SettledMark): Promise<void> {
+  const state = mark.status === 'rejected' ? 'no_effect' : mark.status;
+  const result = await tx.query({
+    name: 'mark_event_settled',
+    text: `update webhook_events
+     set state = $4, reason = $5, settlement_key = $6, processed_at = now(), lease_until = null, last_error = $7
+     where ${FENCE}`,
+    values: [...fence(claim), state, mark.reason, mark.settlementKey, mark.note === undefined ? null : errorText(mark.note)],
+  });
+  if (result.rowCount === 0) throw new LeaseLost(claimOf(claim).provider, claimOf(claim).eventKey);
+}
+
+/** Back to pending after a transient failure, if we still own the claim. */
+export async function scheduleRetry(db: Queryable, claim: Claim, delayMs: number, error: string): Promise<boolean> {
+  const result = await db.query(
+    `update webhook_events
+     set state = 'pending', run_after = now() + make_interval(secs => $4::float8 / 1000), lease_until = null, last_error = $5
+     where ${FENCE}`,
+    [...fence(claim), delayMs, errorText(error)],
+  );
+  return result.rowCount === 1;
+}
+
+/** Parks the event for an operator. The job's hold stays open: nothing is dropped. */
+export async function deadLetter(db: Queryable, claim: Claim, error: string): Promise<boolean> {
+  const result = await db.query(
+    `update webhook_events
+     set state = 'dead', lease_until = null, last_error = $4, reason = 'dead_lettered'
+     where ${FENCE}`,
+    [...fence(claim), errorText(error)],
+  );
+  return result.rowCount === 1;
+}
+
+/** What a claim's owner reads of its event before fetching usage for it. */
+export interface FetchState {
+  usage: Record<string, number> | null;
+  usage_fetched_at: Date | null;
+  fetch_attempts: number;
+  payload_hash: Buffer;
+}
+
+/** The event's fetch state, if the claim is still ours (null: lost). */
+export async function readOwnedEvent(db: Queryable, claim: Claim): Promise<FetchState | null> {
+  const result = await db.query<FetchState>(
+    `select usage, usage_fetched_at, fetch_attempts, payload_hash from webhook_events where ${FENCE}`,
+    fence(claim),
+  );
+  return result.rows[0] ?? null;
+}
+
+/** Stores the fetched usage on the event, fenced by the claim's token. False: the claim was lost. */
+export async function storeFetchedUsage(db: Queryable, claim: Claim, usage: Record<string, number> | null): Promise<boolean> {
+  const result = await db.query(
+    `update webhook_events set usage = $4, usage_fetched_at = now(), last_error = null
+     where ${FENCE}`,
+    [...fence(claim), usage === null ? null : JSON.stringify(usage)],
+  );
+  return result.rowCount === 1;
+}
+
+/**
+ * A failed fetch goes back to pending with its own backoff. The claim's attempt is given
+ * back (attempts − 1): fetch failures never count towards MAX_SETTLE_ATTEMPTS, so they
+ * never dead-letter; an event failing for 5 minutes shows as event_stuck instead.
+ */
+export async function scheduleFetchRetry(db: Queryable, claim: Claim, delayMs: number, error: string): Promise<boolean> {
+  const result = await db.query(
+    `update webhook_events
+     set state = 'pending', run_after = now() + make_interval(secs => $4::float8 / 1000), lease_until = null, last_error = $5,
+         attempts = greatest(attempts - 1, 0), fetch_attempts = fetch_attempts + 1
+     where ${FENCE}`,
+    [...fence(claim), delayMs, errorText(error)],
+  );
+  return result.rowCount === 1;
+}
+
+/**
+ * After the in-doubt transaction of a lost COMMIT has ended: whether it marked the event
+ * under this claim — a write only that transaction could have made.
+ */
+export async function markedUnder(db: Queryable, claim: EventClaim): Promise<boolean> {
+  const event = await db.query<{ state: string; fencing_token: bigint }>(
+    'select state, fencing_token from webhook_events where provider = $1 and event_key = $2',
+    [claim.provider, claim.eventKey],
+  );
+  const row = event.rows[0];
+  return row !== undefined && row.fencing_token === claim.fencingToken && row.state !== 'processing';
+}

@@ -1,0 +1,57 @@
+/**
+ * Glossary of the queue (docs/ARCHITECTURE.md has the rest):
+ *
+ * - **outbox** — webhook_events: intake's transaction writes the event row, and that row
+ *   is the worker's to-do item; 2xx to the provider means it is durable, not settled.
+ * - **event sequence** — webhook_events.seq, numbered by intake under the job's row lock
+ *   (jobs.event_seq): a job's events settle in that order, one at a time.
+ * - **claim** — a worker taking an event to settle: state `processing` with a lease and a
+ *   fresh fencing token, under FOR UPDATE SKIP LOCKED.
+ * - **lease** — how long a claim is the claimer's (lease_until). A live worker extends it;
+ *   a dead worker's claims become claimable again when it runs out.
+ * - **fencing token** — a number from one sequence, new at every claim. Every later write to
+ *   the event names it, so a worker whose lease ran out writes nothing (LeaseLost).
+ * - **attempt** — one try at settling (webhook_events.attempts): starts when a claim takes a
+ *   pending event, ends settled, retried with backoff or dead-lettered.
+ */
+
+/** What a fenced write names: the event, and the token of the claim that may write it. */
+export interface EventClaim {
+  provider: string;
+  eventKey: string;
+  fencingToken: bigint;
+}
+
+/** The stored canonical event (webhook_events.event): what the worker settles, nothing raw. */
+export interface StoredEvent {
+  type: string;
+  usage?: Record<string, number>;
+  correction?: number;
+  fetch_usage?: boolean;
+  usage_resource?: string;
+}
+
+/** A claimed event: the outbox row plus the fencing token this claim owns. */
+export interface ClaimedEvent {
+  provider: string;
+  event_key: string;
+  tenant_id: string;
+  job_id: string;
+  seq: bigint;
+  type: string;
+  event: StoredEvent;
+  /** usage as accepted: fetched from the provider's API, or null (then the webhook's) */
+  usage: Record<string, number> | null;
+  attempts: number;
+  fencing_token: bigint;
+}
+
+/** A claim as a fenced write names it. */
+export function claimOf(claimed: ClaimedEvent | EventClaim): EventClaim {
+  return 'fencing_token' in claimed
+    ? { provider: claimed.provider, eventKey: claimed.event_key, fencingToken: claimed.fencing_token }
+    : claimed;
+}
+
+/** The longest error text kept on an event (last_error): enough to diagnose, bounded. */
+export const ERROR_TEXT_MAX_LENGTH = 2000;
