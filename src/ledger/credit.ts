@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../ids.js';
+import { creditKey } from '../lifecycle/index.js';
 import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import type { AccountRow } from './accounts.js';
 import { systemAccountId } from './accounts.js';
@@ -21,10 +22,6 @@ export interface CreditResult {
   replayed: boolean;
 }
 
-export function creditSettlementKey(tenantId: string, creditKey: string): string {
-  return `${tenantId}:credit:${creditKey}`;
-}
-
 /**
  * A top-up: funding → wallet, posted. Keyed, so however often it is retried (and
  * whatever happened to the idempotency record) the credit is applied once. The
@@ -33,7 +30,7 @@ export function creditSettlementKey(tenantId: string, creditKey: string): string
 export async function creditWallet(tx: Queryable, request: CreditRequest): Promise<CreditResult> {
   const { wallet, amount } = request;
   if (amount <= 0n) throw new RangeError('a credit must be positive');
-  const key = creditSettlementKey(wallet.tenant_id, request.creditKey);
+  const key = creditKey(wallet.tenant_id, request.creditKey);
   // The caller's tenant and currency must be the wallet's own: the entry debits that
   // tenant's funding account, and a mismatch would move money across tenants.
   const owned = await tx.query(`select 1 from accounts where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3`, [

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { holdKey } from '../lifecycle/index.js';
 import { systemAccountId } from './accounts.js';
 import { InsufficientFunds, WalletNotFound } from './errors.js';
 import { insertEntries, moveProjections, type Transfer } from './transfers.js';
@@ -25,10 +26,6 @@ export interface ReserveRequest {
   currency: string;
   amount: bigint;
   expiresAt: Date;
-}
-
-export function reserveSettlementKey(tenantId: string, jobId: string): string {
-  return `${tenantId}:${jobId}:reserve:1`;
 }
 
 /**
@@ -59,7 +56,7 @@ export async function reserveHold(tx: Queryable, request: ReserveRequest): Promi
   }
   const revenue = await systemAccountId(tx, request.tenantId, request.currency, 'revenue');
   const transfer: Transfer = {
-    settlementKey: reserveSettlementKey(request.tenantId, request.jobId),
+    settlementKey: holdKey(request.tenantId, request.jobId),
     entryType: 'reserve',
     flags: 'pending',
     debitAccountId: request.walletId,
