@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Pool } from '../db/pool.js';
+import { awaitingSql, unsettledSql } from '../queue/index.js';
 
 export interface Metrics {
   registry: Registry;
@@ -46,10 +47,10 @@ export function createMetrics(pool: Pool): Metrics {
   const queue = async () =>
     (
       await pool.query<{ depth: string; dead: string; oldest: number | null }>(
-        `select count(*) filter (where state in ('pending', 'processing'))::text as depth,
+        `select count(*) filter (where ${unsettledSql()})::text as depth,
                 count(*) filter (where state = 'dead')::text as dead,
-                extract(epoch from now() - min(received_at) filter (where state in ('pending', 'processing')))::float8 as oldest
-         from webhook_events where state in ('pending', 'processing', 'dead')`,
+                extract(epoch from now() - min(received_at) filter (where ${unsettledSql()}))::float8 as oldest
+         from webhook_events where ${awaitingSql()}`,
       )
     ).rows[0]!;
   new Gauge({

@@ -13,6 +13,7 @@ import { billable, type PriceBook, type Usage } from '../pricing/index.js';
 import { reconcile, type ReconciliationRun } from '../reconcile/run.js';
 import { planJobs, simulate, type PlannedJob, type SimulationReport } from '../simulator/index.js';
 import { runDueDuties } from '../duties/duties.js';
+import { unsettledSql } from '../queue/index.js';
 import { Worker } from '../worker/worker.js';
 import { progressBar } from './progress.js';
 
@@ -138,7 +139,7 @@ async function waitForSettlement(pool: Pool, total: number): Promise<void> {
   for (;;) {
     const { rows } = await pool.query<{ terminal: number; open_events: number }>(
       `select (select count(*)::int from jobs where state in ('captured', 'released')) as terminal,
-              (select count(*)::int from webhook_events where state in ('pending', 'processing')) as open_events`,
+              (select count(*)::int from webhook_events where ${unsettledSql()}) as open_events`,
     );
     bar.update(rows[0]!.terminal);
     if (rows[0]!.terminal === total && rows[0]!.open_events === 0) break;

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { SCALE } from '../money/index.js';
+import { unsettledSql } from '../queue/index.js';
 
 /** Every exception class reconciliation reports (CONTRACT.md). */
 export type ExceptionClass =
@@ -138,7 +139,7 @@ const CHECKS: Check[] = [
                  jsonb_build_object('provider', e.provider, 'event_key', e.event_key, 'job_id', e.job_id) as objects,
                  jsonb_build_object('state', e.state, 'attempts', e.attempts, 'received_at', e.received_at, 'last_error', e.last_error) as detail
           from webhook_events e
-          where e.state in ('pending', 'processing') and e.received_at < now() - make_interval(secs => ${EVENT_STUCK_SECONDS})`,
+          where ${unsettledSql('e')} and e.received_at < now() - make_interval(secs => ${EVENT_STUCK_SECONDS})`,
   },
   {
     // A dead event keeps its job's hold open (cancel grace and expiry wait for it), so
