@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool, PoolClient } from '../db/pool.js';
-import { withTransaction } from '../db/transaction.js';
+import { withSavepoint, withTransaction } from '../db/transaction.js';
 import { isUuid } from '../ids.js';
 import { principalKey } from './auth.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
@@ -167,15 +167,11 @@ function unseal(stored: unknown, key: Buffer, scope: Scope, rawKey: string): unk
  * key's history: its effect is rolled back to a savepoint and the answer stored.
  */
 async function effectOrStoredError(tx: PoolClient, effect: (tx: PoolClient) => Promise<ApiResponse>): Promise<ApiResponse> {
-  await tx.query('savepoint idempotent_effect');
   try {
-    const response = await effect(tx);
-    await tx.query('release savepoint idempotent_effect');
-    return response;
+    return await withSavepoint(tx, 'idempotent_effect', () => effect(tx));
   } catch (error) {
     const api = toApiError(error);
     if (!api || api.status >= 500 || NOT_STORED.has(api.status)) throw error;
-    await tx.query('rollback to savepoint idempotent_effect');
     return { status: api.status, body: errorBody(api.code, api.message) };
   }
 }

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
-import { isUniqueViolationOn, mapDatabaseError } from '../db/errors.js';
+import { isUniqueViolationOn } from '../db/errors.js';
+import { withSavepoint } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { formatAmount, parseAmount } from '../money/index.js';
 import { sameUnitPrices, type PriceBook } from '../pricing/index.js';
@@ -25,6 +26,9 @@ export function priceBookOf(row: Pick<PriceVersionRow, 'id' | 'model' | 'currenc
   };
 }
 
+/** Tries at the next version number before giving up: each lost try means another publisher's version committed. */
+const MAX_PUBLISH_ATTEMPTS = 11;
+
 /**
  * Publishes the next immutable version of a model's prices in a currency.
  * Publishers of the same model and currency queue on a transaction-scoped advisory
@@ -45,21 +49,20 @@ export async function publishPriceVersion(
   // Republishing the current prices is not a change: answer that version (CONTRACT "PUT /v1/prices").
   const current = await latestPriceVersion(tx, model, currency);
   if (current && sameUnitPrices(priceBookOf(current).unitPrices, unitPrices)) return { row: current, created: false };
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     try {
-      await tx.query('savepoint publish_price');
-      const result = await tx.query<PriceVersionRow>(
-        `insert into price_versions (id, model, currency, version, unit_prices)
-         select $1, $2, $3, coalesce(max(version), 0) + 1, $4
-         from price_versions where model = $2 and currency = $3
-         returning *`,
-        [newId(), model, currency, JSON.stringify(prices)],
+      const result = await withSavepoint(tx, 'publish_price', () =>
+        tx.query<PriceVersionRow>(
+          `insert into price_versions (id, model, currency, version, unit_prices)
+           select $1, $2, $3, coalesce(max(version), 0) + 1, $4
+           from price_versions where model = $2 and currency = $3
+           returning *`,
+          [newId(), model, currency, JSON.stringify(prices)],
+        ),
       );
-      await tx.query('release savepoint publish_price');
       return { row: result.rows[0]!, created: true };
     } catch (error) {
-      await tx.query('rollback to savepoint publish_price');
-      if (!isUniqueViolationOn(mapDatabaseError(error), 'price_versions_model_currency_version_key') || attempt >= 10) throw error;
+      if (!isUniqueViolationOn(error, 'price_versions_model_currency_version_key') || attempt >= MAX_PUBLISH_ATTEMPTS) throw error;
     }
   }
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { isUniqueViolationOn } from '../../db/errors.js';
+import { withSavepoint } from '../../db/transaction.js';
 import { isUuid } from '../../ids.js';
 import { findWallet, insertWallet, type AccountRow } from '../../ledger/accounts.js';
 import { creditWallet } from '../../ledger/credit.js';
@@ -65,13 +66,11 @@ export function walletRoutes(app: ApiApp, { pool }: ApiContext): void {
     async (request, reply) =>
       runIdempotent(pool, request, reply, { required: false }, async (tx) => {
         const tenantId = requireTenant(request);
-        await tx.query('savepoint open_wallet');
         try {
-          const row = await insertWallet(tx, tenantId, request.body.currency);
+          const row = await withSavepoint(tx, 'open_wallet', () => insertWallet(tx, tenantId, request.body.currency));
           return { status: 201, body: walletView(row) };
         } catch (error) {
           if (!isUniqueViolationOn(error, 'accounts_tenant_currency_kind_key')) throw error;
-          await tx.query('rollback to savepoint open_wallet');
           const existing = await tx.query<{ id: string }>(
             `select id from accounts where tenant_id = $1 and currency = $2 and kind = 'wallet'`,
             [tenantId, request.body.currency],
