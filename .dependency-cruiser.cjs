@@ -1,0 +1,92 @@
+/**
+ * Import rules for src/ (DESIGN.md "Layout (target)", issue 12.3). Checked in `npm test`
+ * by test/unit/architecture.test.ts, which also checks what these rules cannot say:
+ * no cycle between src/'s top-level folders. By hand: `npx depcruise src`.
+ *
+ * Type-only imports count (tsPreCompilationDeps): a type import is an arrow in the design
+ * as much as a value import, even if the compiled JavaScript drops it.
+ */
+
+/** The pure core: decisions and arithmetic, no I/O, testable without a database. */
+const PURE = '^src/(money|pricing|lifecycle)/';
+/** Node's modules that reach files, sockets, processes or threads. */
+const NODE_IO = '^(node:)?(fs|net|child_process|http|https|http2|dgram|dns|tls|cluster|worker_threads|readline|inspector)(/|$)';
+/**
+ * Composition roots: they build the whole program (app, worker, simulator) and may reach
+ * anything. demo/ is one until it moves under cli/, where DESIGN.md's layout puts it.
+ */
+const COMPOSERS = '^src/(cli|demo)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Imports point one way: a cycle means neither module can be understood (or tested) without the other.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'pure-imports-only-pure',
+      severity: 'error',
+      comment: 'money/, pricing/ and lifecycle/ import only each other: everything else in src/ does I/O or knows about it.',
+      from: { path: PURE },
+      to: { path: '^src/', pathNot: PURE },
+    },
+    {
+      name: 'pure-imports-no-io',
+      severity: 'error',
+      comment: 'The pure folders touch no file, socket or process.',
+      from: { path: PURE },
+      to: { dependencyTypes: ['core'], path: NODE_IO },
+    },
+    {
+      name: 'pure-imports-no-packages',
+      severity: 'error',
+      comment: 'The pure folders use no npm package today; one that does no I/O may be allowed here by name (pathNot).',
+      from: { path: PURE },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'only-cli-imports-cli',
+      severity: 'error',
+      comment: 'cli/ composes the program; nothing below it reaches back up.',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'only-composers-import-api',
+      severity: 'error',
+      comment: 'Domain folders never import api/: the HTTP layer sits on top of them.',
+      from: { path: '^src/', pathNot: [COMPOSERS, '^src/api/'] },
+      to: { path: '^src/api/' },
+    },
+    {
+      name: 'dev-db-only-from-composers',
+      severity: 'error',
+      comment: 'The embedded PostgreSQL is for development: only cli/, demo/ and db/connect.ts (which follows its running.json) know it.',
+      from: { path: '^src/', pathNot: [COMPOSERS, '^src/dev-db/', '^src/db/connect\\.ts$'] },
+      to: { path: '^src/dev-db/' },
+    },
+    {
+      name: 'no-unresolvable',
+      severity: 'error',
+      comment: 'An import the cruiser cannot resolve is an arrow missing from every check above.',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Packages whose entry is only in package.json "exports" (csv-parse/sync) resolve as Node resolves them.
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    skipAnalysisNotInRules: true,
+  },
+};
