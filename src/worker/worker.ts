@@ -160,6 +160,13 @@ export class Worker {
     for (const wake of [...this.wakers]) wake();
   }
 
+  /**
+   * Hand-written rather than pg-listen: it is one client, one LISTEN and a retry timer,
+   * and notifications are only a hint here (polling settles everything anyway), so a
+   * library's reconnect loop and liveness pings would add a dependency for no guarantee.
+   * The connection must also go wherever this worker's databaseUrl points (the CLI's
+   * FollowingWorker makes a new Worker when the server moves).
+   */
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.options.databaseUrl, application_name: 'tally-worker-listen' });
     client.on('error', (error) => {
