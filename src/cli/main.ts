@@ -5,6 +5,7 @@ import { workerCommand } from './worker.js';
 import { reconcileCommand } from './reconcile.js';
 import { importUsageCommand } from './import-usage.js';
 import { demoCommand } from './demo.js';
+import { DISCARD_NOTE_MAX_LENGTH } from '../queue/index.js';
 import { discardCommand } from './discard.js';
 import { reportFatal } from './fatal.js';
 
@@ -55,7 +56,7 @@ program
   .description("set a dead-lettered event aside for good, with why; its job's hold no longer waits for it")
   .argument('<provider>', 'the provider the event came from')
   .argument('<event_key>', 'the event key (for the generic provider, the webhook-id)')
-  .requiredOption('--note <text>', 'why it is discarded (recorded with who and when; at most 2000 characters)')
+  .requiredOption('--note <text>', `why it is discarded (recorded with who and when; at most ${DISCARD_NOTE_MAX_LENGTH} characters)`)
   .option('--json', 'print the discarded event as JSON')
   .action(discardCommand);
 
