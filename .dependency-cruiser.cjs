@@ -16,6 +16,10 @@ const NODE_IO = '^(node:)?(fs|net|child_process|http|https|http2|dgram|dns|tls|c
  * anything. demo/ is one until it moves under cli/, where DESIGN.md's layout puts it.
  */
 const COMPOSERS = '^src/(cli|demo)/';
+/** What the domain is made of, below the runners. */
+const DOMAIN = '^src/(money|pricing|lifecycle|ledger|db|dev-db|queue|webhooks|catalog|jobs)/';
+/** The loops and entry points that drive the domain. */
+const RUNNERS = '^src/(worker|duties|reconcile|intake)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -61,6 +65,21 @@ module.exports = {
       comment: 'Domain folders never import api/: the HTTP layer sits on top of them.',
       from: { path: '^src/', pathNot: [COMPOSERS, '^src/api/'] },
       to: { path: '^src/api/' },
+    },
+    {
+      name: 'only-api-imports-intake',
+      severity: 'error',
+      comment: 'intake/ is the receipt path, reached through HTTP; later stages (worker/) meet it only through queue/.',
+      from: { path: '^src/', pathNot: [COMPOSERS, '^src/api/', '^src/intake/'] },
+      to: { path: '^src/intake/' },
+    },
+    {
+      name: 'domain-imports-no-runner',
+      severity: 'error',
+      comment:
+        'The loops and entry points (worker/, duties/, reconcile/, intake/) sit on top of the domain; the domain never calls back up into them.',
+      from: { path: DOMAIN },
+      to: { path: RUNNERS },
     },
     {
       name: 'dev-db-only-from-composers',
