@@ -4,9 +4,6 @@ import type { ProviderKind } from '../webhooks/adapters/index.js';
 import type { Queryable } from '../db/pool.js';
 import { parsePolicy, policyToJson, type ProviderPolicy } from '../lifecycle/index.js';
 
-// worker/usage-rows.ts still imports the kind from here (issue 12: that folder is being rewritten); new code imports webhooks/adapters.
-export type { ProviderKind };
-
 export interface ProviderRow {
   name: string;
   kind: ProviderKind;

@@ -2,7 +2,7 @@ import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { lockJob, writeJob } from '../ledger/locked-job.js';
 import { decide } from '../lifecycle/index.js';
-import type { ProviderKind } from '../catalog/providers.js';
+import type { ProviderKind } from '../webhooks/adapters/index.js';
 import { newId } from '../ids.js';
 import type { Usage } from '../pricing/index.js';
 import { LeaseLost, markSettled, readOwnedEvent, type ClaimedEvent } from '../queue/index.js';
