@@ -6,6 +6,7 @@ import { loadServerSecret } from './server-secret.js';
 import { ApiError, clientError, frameworkError, installErrorHandler } from './errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { registerHealth } from './health.js';
+import { BODY_LIMIT_BYTES } from './limits.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiApp, ApiContext } from './context.js';
@@ -34,9 +35,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // A provider's api_key is write-only: should any object holding one be logged, it is censored.
       redact: ['req.headers.authorization', 'req.headers["webhook-signature"]', 'req.headers["x-fal-webhook-signature"]', 'api_key', '*.api_key'],
     },
-    bodyLimit: 1024 * 1024,
-    // Long enough for any model name (200 characters, percent-encoded); a longer or
-    // badly encoded path parameter is answered by frameworkError in the usual shape.
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Long enough for any model name (MODEL_NAME_MAX_LENGTH characters, percent-encoded);
+    // a longer or badly encoded path parameter is answered by frameworkError in the usual shape.
     routerOptions: { maxParamLength: 4096 },
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,

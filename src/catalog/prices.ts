@@ -14,6 +14,9 @@ export interface PriceVersionRow {
   created_at: Date;
 }
 
+/** The longest model name (the column's check says the same). */
+export const MODEL_NAME_MAX_LENGTH = 200;
+
 export function priceBookOf(row: Pick<PriceVersionRow, 'id' | 'model' | 'currency' | 'version' | 'unit_prices'>): PriceBook {
   return {
     id: row.id,

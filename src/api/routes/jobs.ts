@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Pool, Queryable } from '../../db/pool.js';
 import { isUniqueViolationOn } from '../../db/errors.js';
 import { isUuid } from '../../ids.js';
+import { MODEL_NAME_MAX_LENGTH } from '../../catalog/prices.js';
 import { findProvider } from '../../catalog/providers.js';
 import { findJob, type JobRow } from '../../jobs/rows.js';
 import { submitJob } from '../../jobs/submit.js';
@@ -16,15 +17,18 @@ import { IdParams, IdempotencyHeader, Usage, bearerAuth, errors } from '../schem
 import { jobSummaryView, jobView } from '../views.js';
 import { visibleWallet } from './wallets.js';
 
+/** The provider's id for the work, at most 500 characters (the column's check says the same). */
+const ProviderJobRef = Type.String({ minLength: 1, maxLength: 500 });
+
 const CreateJob = Type.Object({
   // No length limit: a malformed id answers 404 like an unknown one (CONTRACT "HTTP API").
   wallet_id: Type.String(),
-  model: Type.String({ minLength: 1, maxLength: 200 }),
+  model: Type.String({ minLength: 1, maxLength: MODEL_NAME_MAX_LENGTH }),
   provider: Type.String({ minLength: 1, maxLength: 100 }),
-  provider_job_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  provider_job_ref: Type.Optional(ProviderJobRef),
   limits: Usage,
 });
-const PatchJob = Type.Object({ provider_job_ref: Type.String({ minLength: 1, maxLength: 500 }) });
+const PatchJob = Type.Object({ provider_job_ref: ProviderJobRef });
 const JobView = Type.Object({}, { additionalProperties: true, description: 'see CONTRACT.md GET /v1/jobs/{id}' });
 
 async function visibleJob(db: Queryable, request: FastifyRequest, id: string): Promise<JobRow> {

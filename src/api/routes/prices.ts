@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { publishPriceVersion, type PriceVersionRow } from '../../catalog/prices.js';
+import { MODEL_NAME_MAX_LENGTH, publishPriceVersion, type PriceVersionRow } from '../../catalog/prices.js';
 import { parseUnitPrice } from '../../money/index.js';
 import { requireAccess } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
@@ -36,7 +36,7 @@ export function priceRoutes(app: ApiApp, { pool }: ApiContext): void {
         summary: 'Publish a new immutable price version of a model (URL-encode "/" in model names as %2F); the current prices again answer 200 with the current version',
         tags: ['admin'],
         security: bearerAuth,
-        params: Type.Object({ model: Type.String({ minLength: 1, maxLength: 200 }) }),
+        params: Type.Object({ model: Type.String({ minLength: 1, maxLength: MODEL_NAME_MAX_LENGTH }) }),
         body: PutPrice,
         response: { 200: PriceView, 201: PriceView, ...errors(400, 401, 403) },
       },

@@ -11,21 +11,26 @@ import { ApiError, notFound } from '../errors.js';
 import { runIdempotent } from '../idempotency.js';
 import { IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
 
+/** A policy's duration: a whole number of seconds, up to a year. */
+const PolicySeconds = Type.Integer({ minimum: 1, maximum: 365 * 24 * 60 * 60 });
+/** api_key, base_url and user_id: far longer than any real one, short enough to store. */
+const SETTING_MAX_LENGTH = 1000;
+
 const Policies = Type.Object(
   {
     failed_with_usage: Type.Optional(Type.Union([Type.Literal('release'), Type.Literal('capture')])),
-    cancel_grace_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000 })),
-    hold_ttl_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 31_536_000 })),
+    cancel_grace_seconds: Type.Optional(PolicySeconds),
+    hold_ttl_seconds: Type.Optional(PolicySeconds),
   },
   { additionalProperties: false },
 );
 const Settings = {
   secrets: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 10, description: 'active signing secrets ("whsec_..."); any one verifies' })),
   jwks: Type.Optional(Type.Union([Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }), Type.Null()])),
-  api_key: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 1000, description: 'write-only' }), Type.Null()])),
-  base_url: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+  api_key: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: SETTING_MAX_LENGTH, description: 'write-only' }), Type.Null()])),
+  base_url: Type.Optional(Type.Union([Type.String({ maxLength: SETTING_MAX_LENGTH }), Type.Null()])),
   user_id: Type.Optional(
-    Type.Union([Type.String({ maxLength: 1000, description: "fal only: your fal user id; webhooks signed for another user are refused" }), Type.Null()]),
+    Type.Union([Type.String({ maxLength: SETTING_MAX_LENGTH, description: "fal only: your fal user id; webhooks signed for another user are refused" }), Type.Null()]),
   ),
   policies: Type.Optional(Policies),
 };

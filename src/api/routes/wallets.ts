@@ -37,9 +37,15 @@ const Credit = Type.Object({
   amount: AmountString,
   reference: Type.Optional(Type.String({ maxLength: 500, description: 'e.g. the payment id' })),
 });
+/** Entries per page of GET /v1/wallets/{id}/entries: when no limit is given, and the most one may ask for. */
+const ENTRIES_PAGE_DEFAULT = 50;
+const ENTRIES_PAGE_MAX = 100;
+
 const EntriesQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 100 })),
-  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: '1 to 100, default 50' })),
+  limit: Type.Optional(
+    Type.String({ pattern: `^[0-9]{1,${String(ENTRIES_PAGE_MAX).length}}$`, description: `1 to ${ENTRIES_PAGE_MAX}, default ${ENTRIES_PAGE_DEFAULT}` }),
+  ),
 });
 
 /** A wallet the caller may see: its own (tenant), any (admin). Anything else is 404 alike. */
@@ -104,8 +110,8 @@ export function walletRoutes(app: ApiApp, { pool }: ApiContext): void {
     },
     async (request) => {
       const wallet = await visibleWallet(pool, request, request.params.id);
-      const limit = request.query.limit === undefined ? 50 : Number(request.query.limit);
-      if (limit < 1 || limit > 100) throw new ApiError(400, 'invalid_request', 'limit must be between 1 and 100');
+      const limit = request.query.limit === undefined ? ENTRIES_PAGE_DEFAULT : Number(request.query.limit);
+      if (limit < 1 || limit > ENTRIES_PAGE_MAX) throw new ApiError(400, 'invalid_request', `limit must be between 1 and ${ENTRIES_PAGE_MAX}`);
       const cursor = request.query.cursor ?? null;
       if (cursor !== null && !isUuid(cursor)) throw new ApiError(400, 'invalid_cursor', 'cursor must be a next_cursor value from a previous page');
       const entries = await listWalletEntries(pool, wallet.id, limit + 1, cursor);

@@ -3,16 +3,15 @@ import { receiveWebhook } from '../../intake/receive.js';
 import { WebhookRefused } from '../../webhooks/errors.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError } from '../errors.js';
+import { BODY_LIMIT_BYTES } from '../limits.js';
 import { errors } from '../schemas.js';
-
-export const WEBHOOK_BODY_LIMIT = 1024 * 1024;
 
 export function webhookRoutes(app: ApiApp, { pool, metrics }: ApiContext): void {
   // Signatures are over the exact bytes: this scope keeps the body as a Buffer, never
   // parsed and re-serialised.
   app.register(async (scope: ApiApp) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_request, body, done) => done(null, body));
     scope.post(
       '/v1/webhooks/:provider',
       {

@@ -1,0 +1,5 @@
+/**
+ * The most one HTTP request body may carry: CONTRACT "Webhooks" answers 413 for a body
+ * over 1 MiB, and the API's JSON bodies share the cap.
+ */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
