@@ -1,5 +1,5 @@
 import type { Database } from '../db/connect.js';
-import { backoff } from '../db/transaction.js';
+import { backoff, type BackoffPolicy } from '../backoff.js';
 import type { Metrics } from '../api/metrics.js';
 import { integerSetting } from '../settings.js';
 import { runDueDuties } from '../duties/duties.js';
@@ -37,8 +37,7 @@ async function startWorkerWithLog(db: Database, concurrency: number, log: Log, m
 }
 
 /** Waits after losing the database: jittered, doubling per attempt up to the cap. */
-const FIRST_RETRY_MS = 500;
-const MAX_RETRY_MS = 10_000;
+const DATABASE_RETRY_BACKOFF: BackoffPolicy = { floorMs: 500, firstMs: 1_000, capMs: 10_000 };
 
 /** A connection failure the worker met, and what it was doing then. */
 interface Loss {
@@ -130,7 +129,7 @@ export class FollowingWorker {
     for (let attempt = 1; !this.stopping; attempt++) {
       const url = await this.db.locate().catch(() => null);
       if (url !== null) return url;
-      const waitMs = Math.round(backoff(attempt, FIRST_RETRY_MS, MAX_RETRY_MS));
+      const waitMs = Math.round(backoff(attempt, DATABASE_RETRY_BACKOFF));
       const what =
         this.db.embedded && !this.db.embedded.owner
           ? 'no embedded PostgreSQL answers in the data folder yet (it comes back when a `tally serve` or other command starts it)'

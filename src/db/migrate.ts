@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { Pool } from './pool.js';
 import { TransactionRollbackError, mapDatabaseError } from './errors.js';
-import { MAX_TRANSACTION_ATTEMPTS } from './transaction.js';
+import { backoff, sleep } from '../backoff.js';
+import { MAX_TRANSACTION_ATTEMPTS, TRANSACTION_RETRY_BACKOFF } from './transaction.js';
 
 /** `migrations/` at the package root, found the same way from src/ (tests) and dist/. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
@@ -109,7 +110,7 @@ async function applyOnce(client: pg.Client, migration: Migration): Promise<boole
       await client.query('rollback').catch(() => {});
       const mapped = mapDatabaseError(error);
       if (!(mapped instanceof TransactionRollbackError) || attempt >= MAX_TRANSACTION_ATTEMPTS) throw mapped;
-      await new Promise((r) => setTimeout(r, 10 * 2 ** attempt));
+      await sleep(backoff(attempt, TRANSACTION_RETRY_BACKOFF));
     }
   }
 }

@@ -1,4 +1,4 @@
-import { backoff as delayBefore, sleep, type BackoffPolicy } from '../backoff.js';
+import { backoff, sleep, type BackoffPolicy } from '../backoff.js';
 import type { Pool, PoolClient, Queryable } from './pool.js';
 import { DeadlockDetected, SerializationFailure, mapDatabaseError } from './errors.js';
 
@@ -40,7 +40,7 @@ export async function withTransaction<T>(
       const retry = retryPolicyOf(error);
       if (!retry || attempt >= maxAttempts) throw error;
       options.onRetry?.(error as Error, attempt);
-      await sleep(delayBefore(attempt, retry.backoff));
+      await sleep(backoff(attempt, retry.backoff));
     }
   }
 }
@@ -100,13 +100,4 @@ export async function withSavepoint<T>(tx: Queryable, name: string, fn: () => Pr
   }
   await tx.query(`release savepoint ${name}`);
   return result;
-}
-
-/**
- * The former backoff(attempt, minMs, maxMs), kept for the callers not yet moved to
- * ../backoff.ts (ledger/settle.ts, cli/worker-runtime.ts); the same delays, computed
- * there. Remove it once they import backoff from ../backoff.js.
- */
-export function backoff(attempt: number, minMs: number, maxMs: number): number {
-  return delayBefore(attempt, { floorMs: minMs, firstMs: 2 * minMs, capMs: maxMs });
 }

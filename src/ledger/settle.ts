@@ -1,7 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Pool, Queryable } from '../db/pool.js';
 import { ConnectionLost, isUniqueViolationOn } from '../db/errors.js';
-import { backoff, withTransaction, type TransactionOptions } from '../db/transaction.js';
+import { backoff, sleep, type BackoffPolicy } from '../backoff.js';
+import { withTransaction, type TransactionOptions } from '../db/transaction.js';
 import { failpoint } from '../failpoints.js';
 import { parseSettlementKey, type JobState } from '../lifecycle/index.js';
 import { JobNotFound, OutcomeUnknown, SettlementMismatch } from './errors.js';
@@ -19,7 +19,7 @@ export interface SettleOptions {
 const SETTLEMENT_KEY_CONSTRAINT = 'settlements_settlement_key_key';
 /** Attempts after a connection loss whose transaction read back as not committed. */
 const MAX_UNKNOWN_OUTCOME_ATTEMPTS = 3;
-const UNKNOWN_OUTCOME_BACKOFF = { minDelayMs: 20, maxDelayMs: 500 } as const;
+const UNKNOWN_OUTCOME_BACKOFF: BackoffPolicy = { floorMs: 20, firstMs: 40, capMs: 500 };
 
 /** What one attempt of the transaction got to: what it wrote, and the result it was about to commit. */
 interface Attempt extends WriteTrace {
@@ -62,7 +62,7 @@ async function settleOnce(pool: Pool, request: SettleRequest, options: SettleOpt
       const committed = await readBack(pool, request, state);
       if (committed) return committed;
       if (attempt >= MAX_UNKNOWN_OUTCOME_ATTEMPTS) throw error;
-      await sleep(backoff(attempt, UNKNOWN_OUTCOME_BACKOFF.minDelayMs, UNKNOWN_OUTCOME_BACKOFF.maxDelayMs));
+      await sleep(backoff(attempt, UNKNOWN_OUTCOME_BACKOFF));
     }
   }
 }

@@ -1,4 +1,8 @@
+import { backoff, sleep } from '../backoff.js';
 import type { Delivery } from './deliveries.js';
+
+/** Between a delivery's tries: from 100 ms, doubling to 2 s, uniform in [ceiling/2, ceiling]. */
+const SENDER_RETRY_BACKOFF = { floorMs: 'half', firstMs: 100, capMs: 2_000 } as const;
 
 export interface DeliveryResult {
   delivery: Delivery;
@@ -35,7 +39,7 @@ const RETRYABLE_STATUS = (status: number) => status >= 500 || status === 429;
  * after `maxTries`).
  */
 export async function send(baseUrl: string, provider: string, delivery: Delivery, maxTries = 60): Promise<DeliveryResult> {
-  if (delivery.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delivery.delayMs));
+  if (delivery.delayMs > 0) await sleep(delivery.delayMs);
   for (let tries = 1; ; tries++) {
     try {
       const response = await fetch(`${baseUrl}/v1/webhooks/${provider}`, { method: 'POST', headers: delivery.headers, body: delivery.body });
@@ -54,6 +58,6 @@ export async function send(baseUrl: string, provider: string, delivery: Delivery
       if (tries >= maxTries) return { delivery, status: 0, answer: (error as Error).message, tries };
     }
     // Providers back off between retries; the simulator does too, briefly.
-    await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 50 * 2 ** Math.min(tries, 6))));
+    await sleep(backoff(tries, SENDER_RETRY_BACKOFF));
   }
 }

@@ -1,6 +1,7 @@
 import { InvalidEventError, InvalidJobViewError } from '../lifecycle/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
 import { JobNotFound, SettlementMismatch } from '../ledger/errors.js';
+import { backoff } from '../backoff.js';
 import { integerSetting } from '../settings.js';
 
 /**
@@ -8,7 +9,7 @@ import { integerSetting } from '../settings.js';
  * operator who wants dead letters sooner, a test that cannot wait a minute for them).
  */
 export const MAX_SETTLE_ATTEMPTS = integerSetting('TALLY_MAX_ATTEMPTS', 8);
-/** Backoff between attempts: exponential from 500 ms, capped at 30 s, full jitter. */
+/** Backoff between attempts: exponential from 500 ms, capped at 30 s, uniform in [ceiling/2, ceiling]. */
 export const RETRY_BASE_MS = 500;
 export const RETRY_CAP_MS = 30_000;
 
@@ -27,6 +28,5 @@ export function isPermanent(error: unknown): boolean {
 }
 
 export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempt - 1));
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+  return Math.round(backoff(attempt, { floorMs: 'half', firstMs: RETRY_BASE_MS, capMs: RETRY_CAP_MS }, random));
 }

@@ -1,3 +1,4 @@
+import { backoff } from '../backoff.js';
 import type { Pool } from '../db/pool.js';
 import { InvalidEventError, type LifecycleEvent } from '../lifecycle/index.js';
 import { InvalidUsageError, validateUsage, type Usage } from '../pricing/index.js';
@@ -25,8 +26,7 @@ export const USAGE_FETCH_RETRY = {
 } as const;
 
 export function fetchRetryDelayMs(failures: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(USAGE_FETCH_RETRY.capMs, USAGE_FETCH_RETRY.baseMs * 2 ** Math.max(0, failures - 1));
-  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+  return Math.round(backoff(failures, { floorMs: 'half', firstMs: USAGE_FETCH_RETRY.baseMs, capMs: USAGE_FETCH_RETRY.capMs }, random));
 }
 
 /** What to do with a claimed event whose usage comes from the provider's API. */
