@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { PriceBook, Usage } from '../../src/pricing/index.js';
 import {
   DEFAULT_POLICY,
   JOB_STATES,
@@ -17,18 +16,7 @@ import {
 // the earlier effect to return, entering and leaving usage_pending, the cancel to record,
 // whether an awaiting event holds a release back — comes out of (or goes into) it.
 
-const BOOK: PriceBook = {
-  id: 'pb_1',
-  model: 'm1',
-  currency: 'USD',
-  version: 1,
-  unitPrices: { input_tokens: 1_000_000n, output_tokens: 2_500_000n },
-};
-const TENANT = '018f0000-0000-7000-8000-000000000001';
-const JOB = '018f0000-0000-7000-8000-000000000002';
-const RESERVED = 10_000n;
-const USAGE: Usage = { input_tokens: 1000, output_tokens: 400 }; // 2000 micros
-const CAPTURE_POLICY: ProviderPolicy = { ...DEFAULT_POLICY, failedWithUsage: 'capture' };
+import { BOOK, CAPTURE_POLICY, JOB, RESERVED, TENANT, USAGE } from '../support/lifecycle-fixtures.js';
 
 function job(state: JobState, overrides: Partial<JobView> = {}): JobView {
   const captured = state === 'captured';

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { InvalidUsageError, amountOfSnapshot, billable, type PriceBook, type Usage } from '../../src/pricing/index.js';
+import { InvalidUsageError, amountOfSnapshot, billable, type Usage } from '../../src/pricing/index.js';
 import {
   DEFAULT_POLICY,
   InvalidEventError,
@@ -17,18 +17,7 @@ import {
   type ProviderPolicy,
 } from '../../src/lifecycle/index.js';
 
-const BOOK: PriceBook = {
-  id: 'pb_1',
-  model: 'm1',
-  currency: 'USD',
-  version: 1,
-  unitPrices: { input_tokens: 1_000_000n, output_tokens: 2_500_000n },
-};
-const TENANT = '018f0000-0000-7000-8000-000000000001';
-const JOB = '018f0000-0000-7000-8000-000000000002';
-const RESERVED = 10_000n;
-const USAGE: Usage = { input_tokens: 1000, output_tokens: 400 }; // 1000 + 1000 = 2000 micros
-const CAPTURE_POLICY: ProviderPolicy = { ...DEFAULT_POLICY, failedWithUsage: 'capture' };
+import { BOOK, CAPTURE_POLICY, JOB, RESERVED, TENANT, USAGE } from '../support/lifecycle-fixtures.js';
 
 /** A job as the shell would load it in `state`; a captured one was charged 3000 under correction 1. */
 function jobIn(state: JobState, overrides: Partial<JobView> = {}): JobView {
