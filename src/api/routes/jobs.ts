@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Pool, Queryable } from '../../db/pool.js';
 import { isUniqueViolationOn } from '../../db/errors.js';
+import { withTransaction } from '../../db/transaction.js';
 import { isUuid } from '../../ids.js';
 import { MODEL_NAME_MAX_LENGTH } from '../../catalog/prices.js';
 import { findProvider } from '../../catalog/providers.js';
@@ -37,8 +38,16 @@ async function visibleJob(db: Queryable, request: FastifyRequest, id: string): P
   return job;
 }
 
+/**
+ * The job row, its settlements, events and alerts read in ONE snapshot: read one after
+ * another, a settlement committing in between showed its event settled beside a job row
+ * from before it (an applied correction with no adjustment).
+ */
 async function fullView(pool: Pool, request: FastifyRequest, job: JobRow) {
-  return jobView(await loadJobDetails(pool, job), request.principal?.kind === 'admin' ? 'admin' : 'tenant');
+  const details = await withTransaction(pool, async (tx) => loadJobDetails(tx, (await findJob(tx, job.id))!), {
+    isolation: 'repeatable read',
+  });
+  return jobView(details, request.principal?.kind === 'admin' ? 'admin' : 'tenant');
 }
 
 function refTaken(error: unknown): never {
