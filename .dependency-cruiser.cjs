@@ -84,7 +84,7 @@ module.exports = {
     {
       name: 'dev-db-only-from-composers',
       severity: 'error',
-      comment: 'The embedded PostgreSQL is for development: only cli/, demo/ and db/connect.ts (which follows its running.json) know it.',
+      comment: 'The embedded PostgreSQL is for development: only cli/, demo/ and db/connect.ts (which follows the server when serve restarts it) know it.',
       from: { path: '^src/', pathNot: [COMPOSERS, '^src/dev-db/', '^src/db/connect\\.ts$'] },
       to: { path: '^src/dev-db/' },
     },

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { createPool } from '../dist/db/pool.js';
 import { migrate } from '../dist/db/migrate.js';
-import { startEmbedded } from '../dist/db/embedded.js';
+import { startEmbedded } from '../dist/dev-db/server.js';
 import { withTransaction } from '../dist/db/transaction.js';
 import { newId } from '../dist/ids.js';
 import { insertWallet } from '../dist/ledger/accounts.js';

@@ -1,4 +1,4 @@
-import { EmbeddedStartError } from '../db/embedded.js';
+import { EmbeddedStartError } from '../dev-db/server.js';
 import { ConnectionLost } from '../db/errors.js';
 
 /** Operators get a sentence that says what to do, not a stack trace. */

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { createPool, type Pool, type PoolOptions } from './pool.js';
-import { answers, runningEmbeddedUrl, startEmbedded, type EmbeddedServer } from './embedded.js';
+import { answers, runningEmbeddedUrl, startEmbedded, type EmbeddedServer } from '../dev-db/server.js';
 
 export interface Database {
   /** where the pool connects; changes when reconnect() follows the server elsewhere */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { buildApp } from '../api/app.js';
-import { startEmbedded } from '../db/embedded.js';
+import { startEmbedded } from '../dev-db/server.js';
 import { createPool, type Pool } from '../db/pool.js';
 import { migrate } from '../db/migrate.js';
 import { formatAmount, parseAmount } from '../money/index.js';

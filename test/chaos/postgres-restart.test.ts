@@ -2,7 +2,7 @@ import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { startEmbedded, type EmbeddedServer } from '../../src/db/embedded.js';
+import { startEmbedded, type EmbeddedServer } from '../../src/dev-db/server.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
 import { simulate } from '../../src/simulator/index.js';

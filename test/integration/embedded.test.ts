@@ -149,9 +149,9 @@ async function query(dataDir: string, sql: string): Promise<pg.QueryResult> {
 
 beforeAll(() => {
   // These tests run the built CLI; `npm test` builds first.
-  const built = join(ROOT, 'dist', 'db', 'embedded.js');
-  if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(ROOT, 'src', 'db', 'embedded.ts')).mtimeMs) {
-    throw new Error('dist/ is missing or older than src/db/embedded.ts: run `npm run build` (npm test does)');
+  const built = join(ROOT, 'dist', 'dev-db', 'server.js');
+  if (!existsSync(built) || statSync(built).mtimeMs < statSync(join(ROOT, 'src', 'dev-db', 'server.ts')).mtimeMs) {
+    throw new Error('dist/ is missing or older than src/dev-db/server.ts: run `npm run build` (npm test does)');
   }
 });
 

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startEmbedded, type EmbeddedServer } from '../../src/db/embedded.js';
+import { startEmbedded, type EmbeddedServer } from '../../src/dev-db/server.js';
 import { createPool } from '../../src/db/pool.js';
 import { migrate } from '../../src/db/migrate.js';
 import { TEMPLATE_DATABASE } from './names.js';
