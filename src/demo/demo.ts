@@ -12,6 +12,7 @@ import { formatAmount, parseAmount } from '../money/index.js';
 import { billable, type PriceBook, type Usage } from '../pricing/index.js';
 import { reconcile, type ReconciliationRun } from '../reconcile/run.js';
 import { planJobs, simulate, type PlannedJob, type SimulationReport } from '../simulator/index.js';
+import { sleep } from '../backoff.js';
 import { runDueDuties } from '../duties/duties.js';
 import { unsettledSql } from '../queue/index.js';
 import { Worker } from '../worker/worker.js';
@@ -144,7 +145,7 @@ async function waitForSettlement(pool: Pool, total: number): Promise<void> {
     bar.update(rows[0]!.terminal);
     if (rows[0]!.terminal === total && rows[0]!.open_events === 0) break;
     // Settling happens in the workers; there is nothing to await but the database's state.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
   bar.stop();
 }

@@ -1,6 +1,7 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { settle } from '../ledger/settle.js';
 import { raiseAlerts } from '../ledger/alerts.js';
+import { CREDIT_ROUTE } from '../ledger/credit.js';
 import { DEFAULT_POLICY } from '../lifecycle/index.js';
 import { awaitingSql } from '../queue/index.js';
 import { reconcile } from '../reconcile/run.js';
@@ -64,8 +65,8 @@ export async function runDueDuties(
     await pool.query(
       // By route, never by a pattern on a path: a credit's record is kept for ever (its
       // ledger key derives from the Idempotency-Key), however its URL was spelled.
-      `delete from idempotency_keys where created_at < now() - make_interval(days => $1) and route <> '/v1/wallets/:id/credits'`,
-      [IDEMPOTENCY_RETENTION_DAYS],
+      `delete from idempotency_keys where created_at < now() - make_interval(days => $1) and route <> $2`,
+      [IDEMPOTENCY_RETENTION_DAYS, CREDIT_ROUTE],
     );
   }
 }

@@ -8,6 +8,13 @@ import { asWalletEntry, type EntryRow, type WalletEntry } from './entries.js';
 import { CreditKeyConflict, WalletNotFound } from './errors.js';
 import { moveProjections, type Transfer } from './transfers.js';
 
+/**
+ * The API route that tops up a wallet. Its idempotency records are kept for ever (the
+ * idempotency cleanup skips this route): a credit's ledger key derives from its
+ * Idempotency-Key, so a retry years later must still find the first answer.
+ */
+export const CREDIT_ROUTE = '/v1/wallets/:id/credits';
+
 export interface CreditRequest {
   wallet: Pick<AccountRow, 'id' | 'tenant_id' | 'currency'>;
   amount: bigint;
