@@ -4,28 +4,39 @@ import { awaitingSql, unsettledSql } from '../queue/index.js';
 
 export interface Metrics {
   registry: Registry;
-  webhooks: Counter<'outcome'>;
-  settleSeconds: Histogram<'outcome'>;
+  webhooks: Counter<'outcome' | 'provider'>;
+  settleSeconds: Histogram<'outcome' | 'provider'>;
 }
+
+/**
+ * The provider label of a delivery refused before any configured provider was found
+ * (an unknown name in the path): labelling it with the path's text would let anyone
+ * make new series. Provider names start with a letter or digit, so none is this.
+ */
+export const UNKNOWN_PROVIDER = '_unknown';
 
 /**
  * Counters and the latency histogram are this process's; queue depth, dead letters,
  * oldest pending age and settlements by charge type are read from the database at
- * scrape time, so they are right however many workers run.
+ * scrape time, so they are right however many workers run. Labels are bounded sets
+ * (outcomes, charge types, configured providers), never a job or a tenant.
+ * docs/operations/metrics.md lists every name.
  */
 export function createMetrics(pool: Pool): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'tally_process_' });
+  // No prefix: prom-client's process_* and nodejs_* names are the standard ones that
+  // every Prometheus client exports and ready-made dashboards query.
+  collectDefaultMetrics({ register: registry });
   const webhooks = new Counter({
     name: 'tally_webhooks_total',
-    help: 'Webhook deliveries received by this process, by outcome (accepted, already_accepted, or the error code)',
-    labelNames: ['outcome'] as const,
+    help: 'Webhook deliveries received by this process, by outcome (accepted, already_accepted, or the error code) and provider',
+    labelNames: ['outcome', 'provider'] as const,
     registers: [registry],
   });
   const settleSeconds = new Histogram({
     name: 'tally_settle_duration_seconds',
-    help: 'Duration of settle transactions run by this process',
-    labelNames: ['outcome'] as const,
+    help: 'Seconds this process took to settle a claimed event, usage fetch included (each event of a batch observes the batch), by outcome and provider',
+    labelNames: ['outcome', 'provider'] as const,
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });

@@ -27,9 +27,9 @@ async function startWorkerWithLog(db: Database, concurrency: number, log: Log, m
     duties: runDueDuties,
     databaseUrl: db.url,
     log,
-    onOutcome: (outcome, seconds) => {
+    onOutcome: (outcome, seconds, claim) => {
       const label = outcome.kind === 'settled' ? outcome.result.outcome : outcome.kind;
-      metrics?.settleSeconds.observe({ outcome: label }, seconds);
+      metrics?.settleSeconds.observe({ outcome: label, provider: claim.provider }, seconds);
     },
   });
   await worker.start();

@@ -1,5 +1,6 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { settle } from '../ledger/settle.js';
+import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
 import { raiseAlerts } from '../ledger/alerts.js';
 import { CREDIT_ROUTE } from '../ledger/credit.js';
 import { DEFAULT_POLICY } from '../lifecycle/index.js';
@@ -44,12 +45,9 @@ async function claimDuty(db: Queryable, name: keyof typeof DUTY_INTERVAL_SECONDS
   return result.rowCount === 1;
 }
 
-export async function runDueDuties(
-  pool: Pool,
-  log: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void },
-): Promise<void> {
+export async function runDueDuties(pool: Pool, log: DecisionLog): Promise<void> {
   if (await claimDuty(pool, 'cancel_grace')) {
-    const released = await releaseAfterCancelGrace(pool);
+    const released = await releaseAfterCancelGrace(pool, log);
     if (released > 0) log.info({ released }, 'released holds of jobs whose cancel grace passed');
   }
   if (await claimDuty(pool, 'hold_expiry')) {
@@ -57,7 +55,7 @@ export async function runDueDuties(
     if (flagged > 0) log.warn({ holds: flagged }, 'holds open past their expiry with no terminal event; tally reconcile --repair releases them');
   }
   if (DUTY_INTERVAL_SECONDS.reconcile > 0 && (await claimDuty(pool, 'reconcile'))) {
-    const run = await reconcile(pool);
+    const run = await reconcile(pool, { log });
     const log_ = run.clean ? log.info.bind(log) : log.warn.bind(log);
     log_({ run: run.id, exceptions: run.exceptions.length }, run.clean ? 'scheduled reconciliation: clean' : 'scheduled reconciliation found exceptions');
   }
@@ -76,7 +74,7 @@ export async function runDueDuties(
  * event: release. An accepted event still waiting to settle (or dead-lettered, which
  * an operator will retry) wins over the grace, so those jobs are skipped.
  */
-export async function releaseAfterCancelGrace(pool: Pool): Promise<number> {
+export async function releaseAfterCancelGrace(pool: Pool, log?: Pick<DecisionLog, 'info'>): Promise<number> {
   const due = await pool.query<{ id: string }>(
     `select j.id from jobs j join providers p on p.name = j.provider
      where j.state = 'cancel_requested'
@@ -88,6 +86,7 @@ export async function releaseAfterCancelGrace(pool: Pool): Promise<number> {
   let released = 0;
   for (const { id } of due.rows) {
     const result = await settle(pool, { jobId: id, event: { type: 'cancel.grace_elapsed' } });
+    if (log) logSettlementWritten(log, result);
     if (result.outcome === 'applied' && result.jobState === 'released') released++;
   }
   return released;

@@ -8,7 +8,7 @@ import { findProvider, type ProviderRow } from '../catalog/providers.js';
 import type { JobRow } from '../jobs/rows.js';
 import { adapterFor } from '../webhooks/adapters/index.js';
 import { MAX_EVENT_KEY_LENGTH, type CanonicalEvent } from '../webhooks/canonical-event.js';
-import { WebhookRefused } from '../webhooks/errors.js';
+import { WebhookRefused, type RefusalContext } from '../webhooks/errors.js';
 import { enqueueEvent, type StoredEvent } from '../queue/index.js';
 
 export type IntakeStatus = 'accepted' | 'already_accepted';
@@ -27,6 +27,17 @@ export interface IntakeResult {
 export async function receiveWebhook(pool: Pool, providerName: string, raw: Buffer, headers: IncomingHttpHeaders): Promise<IntakeResult> {
   const provider = await findProvider(pool, providerName);
   if (!provider) throw new WebhookRefused(404, 'not_found', `no provider named ${providerName}`);
+  // Filled in as intake learns who the delivery is about; a refusal carries it to its log line.
+  const known: RefusalContext = { provider: provider.name };
+  try {
+    return await receiveFor(pool, provider, raw, headers, known);
+  } catch (error) {
+    if (error instanceof WebhookRefused) Object.assign(error.context, known);
+    throw error;
+  }
+}
+
+async function receiveFor(pool: Pool, provider: ProviderRow, raw: Buffer, headers: IncomingHttpHeaders, known: RefusalContext): Promise<IntakeResult> {
   const adapter = adapterFor(provider.kind);
   if (!adapter) throw new WebhookRefused(501, 'adapter_unavailable', `provider kind ${provider.kind} has no webhook adapter yet`);
   const event = adapter.receive(provider, raw, headers);
@@ -34,6 +45,7 @@ export async function receiveWebhook(pool: Pool, providerName: string, raw: Buff
     // Refused, not failed: a 5xx would have the provider retry it for days.
     throw new WebhookRefused(400, 'invalid_payload', `the event id (webhook-id) is longer than ${MAX_EVENT_KEY_LENGTH} characters`);
   }
+  known.event_id = event.eventKey;
   // Only the canonical event is stored as JSON (the raw body is kept as bytes): text the
   // rest of a provider's body carries, a model's output say, is never a reason to refuse.
   if (holdsUnstorableText(storedEvent(event))) {
@@ -43,9 +55,13 @@ export async function receiveWebhook(pool: Pool, providerName: string, raw: Buff
 
   // A repeat is answered without touching the job row.
   const earlier = await findEvent(pool, provider.name, event.eventKey);
-  if (earlier) return answerRepeat(pool, provider, event, earlier, payloadHash);
+  if (earlier) {
+    Object.assign(known, { job_id: earlier.job_id, tenant_id: earlier.tenant_id });
+    return answerRepeat(pool, provider, event, earlier, payloadHash);
+  }
 
   const job = await resolveJob(pool, provider, event);
+  Object.assign(known, { job_id: job.id, tenant_id: job.tenant_id });
   const mismatch = mismatchOf(job, event);
   if (mismatch) {
     await recordAttempt(pool, provider.name, event.eventKey, job.id, 'event_mismatch', payloadHash, { mismatch });
@@ -75,12 +91,13 @@ export async function receiveWebhook(pool: Pool, providerName: string, raw: Buff
 interface StoredEventRow {
   payload_hash: Buffer;
   job_id: string;
+  tenant_id: string;
 }
 
 async function findEvent(db: Queryable, provider: string, eventKey: string): Promise<StoredEventRow | null> {
   const result = await db.query<StoredEventRow>({
     name: 'intake_find_event',
-    text: 'select payload_hash, job_id from webhook_events where provider = $1 and event_key = $2',
+    text: 'select payload_hash, job_id, tenant_id from webhook_events where provider = $1 and event_key = $2',
     values: [provider, eventKey],
   });
   return result.rows[0] ?? null;

@@ -3,6 +3,8 @@ import { withTransaction } from '../db/transaction.js';
 import { settle } from '../ledger/settle.js';
 import { DEFAULT_LEASE_SECONDS, awaitingEventOf, claimEvent, requeueDead } from '../queue/index.js';
 import { settleEvent } from '../worker/settle-event.js';
+import { logEventOutcome } from '../worker/outcome-log.js';
+import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
 import { projectionFromEntries, type Finding } from './checks.js';
 
 export interface RepairAction {
@@ -25,7 +27,7 @@ export interface RepairAction {
  * expiry, as it does over the cancel grace, and a dead letter never drops money. Once
  * an operator discards the dead event (tally discard), the hold is released here.
  */
-export async function repair(pool: Pool, findings: Finding[]): Promise<RepairAction[]> {
+export async function repair(pool: Pool, findings: Finding[], log?: DecisionLog): Promise<RepairAction[]> {
   const actions: RepairAction[] = [];
   const inOrder = [...findings].sort((a, b) => REPAIR_ORDER.indexOf(a.class) - REPAIR_ORDER.indexOf(b.class));
   for (const finding of inOrder) {
@@ -44,12 +46,12 @@ export async function repair(pool: Pool, findings: Finding[]): Promise<RepairAct
       case 'event_stuck':
       case 'event_dead': {
         const { provider, event_key } = finding.objects as { provider: string; event_key: string };
-        await attempt('settle_event', () => redriveEvent(pool, provider, event_key, finding.class === 'event_dead'));
+        await attempt('settle_event', () => redriveEvent(pool, provider, event_key, finding.class === 'event_dead', log));
         break;
       }
       case 'hold_open_past_expiry': {
         const { job_id } = finding.objects as { job_id: string };
-        await attempt('release_hold', () => releaseExpiredHold(pool, job_id));
+        await attempt('release_hold', () => releaseExpiredHold(pool, job_id, log));
         break;
       }
       case 'projection_drift': {
@@ -75,10 +77,11 @@ const REPAIR_ORDER: readonly string[] = ['event_dead', 'event_stuck', 'projectio
  * not under the job's lock: an event accepted in between is settled afterwards as a
  * late one and flagged (late_success_after_release), never silently lost.
  */
-async function releaseExpiredHold(pool: Pool, jobId: string): Promise<string> {
+async function releaseExpiredHold(pool: Pool, jobId: string, log: DecisionLog | undefined): Promise<string> {
   const waiting = await awaitingEventOf(pool, jobId);
   if (waiting !== null) return `skipped: an event of the job is ${waiting}; it is settled first`;
   const result = await settle(pool, { jobId, event: { type: 'hold.expired' } });
+  if (log) logSettlementWritten(log, result);
   return result.reason ?? result.outcome;
 }
 
@@ -88,13 +91,14 @@ async function releaseExpiredHold(pool: Pool, jobId: string): Promise<string> {
  * take it in between. The claim is the workers' own (queue/claim.ts): a live worker's
  * unexpired claim, or an event behind an earlier one of its job, is left alone.
  */
-async function redriveEvent(pool: Pool, provider: string, eventKey: string, dead: boolean): Promise<string> {
+async function redriveEvent(pool: Pool, provider: string, eventKey: string, dead: boolean, log: DecisionLog | undefined): Promise<string> {
   const claim = await withTransaction(pool, async (tx) => {
     if (dead) await requeueDead(tx, provider, eventKey);
     return claimEvent(tx, provider, eventKey, DEFAULT_LEASE_SECONDS);
   });
   if (!claim) return 'skipped: claimed by a live worker, settled, or behind an earlier event of its job';
   const outcome = await settleEvent(pool, claim);
+  if (log) logEventOutcome(log, claim, outcome);
   return outcome.kind === 'settled' ? outcome.result.outcome : outcome.kind;
 }
 

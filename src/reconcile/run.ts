@@ -3,6 +3,8 @@ import { withTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { EXCEPTION_CLASSES, findInconsistencies, type ExceptionClass, type Finding } from './checks.js';
 import { repair, type RepairAction } from './repair.js';
+import { logRaisedExceptions } from './exception-log.js';
+import type { DecisionLog } from '../ledger/settlement-log.js';
 
 export interface ReconciliationException {
   id: string;
@@ -40,6 +42,8 @@ export interface ReconcileOptions {
    * full scans.
    */
   classes?: readonly ExceptionClass[];
+  /** where the run logs each exception it raises and each settlement its repairs write */
+  log?: DecisionLog;
 }
 
 /**
@@ -55,10 +59,12 @@ export async function reconcile(pool: Pool, options: ReconcileOptions = {}): Pro
   const startedAt = new Date();
   const classes = options.classes ?? EXCEPTION_CLASSES;
   let repairs: RepairAction[] = [];
-  if (options.repair) repairs = await repair(pool, await findInconsistencies(pool, classes));
+  if (options.repair) repairs = await repair(pool, await findInconsistencies(pool, classes), options.log);
   const findings = await findInconsistencies(pool, classes);
-  return withTransaction(pool, async (tx) => {
-    const exceptions = await recordFindings(tx, id, classes, findings);
+  let raised: ReconciliationException[] = [];
+  const stored = await withTransaction(pool, async (tx) => {
+    const { exceptions, raisedIds } = await recordFindings(tx, id, classes, findings);
+    raised = exceptions.filter((e) => raisedIds.has(e.id));
     const open = exceptions.filter((e) => !e.resolved);
     const run: ReconciliationRun = {
       id,
@@ -78,6 +84,9 @@ export async function reconcile(pool: Pool, options: ReconcileOptions = {}): Pro
     );
     return run;
   });
+  // After COMMIT: a line never names an exception whose run rolled back.
+  if (options.log) logRaisedExceptions(options.log, id, raised);
+  return stored;
 }
 
 interface ExceptionRow {
@@ -91,10 +100,24 @@ interface ExceptionRow {
   resolution_note: string | null;
 }
 
-async function recordFindings(tx: Queryable, runId: string, classes: readonly ExceptionClass[], unordered: Finding[]): Promise<ReconciliationException[]> {
+/**
+ * Upserts what the run found and clears what it no longer finds. `raisedIds`: the
+ * exceptions this run raised — new, or found again after they had cleared — as opposed
+ * to ones still open from an earlier run.
+ */
+async function recordFindings(
+  tx: Queryable,
+  runId: string,
+  classes: readonly ExceptionClass[],
+  unordered: Finding[],
+): Promise<{ exceptions: ReconciliationException[]; raisedIds: Set<string> }> {
   // One order for every run, so two concurrent runs upsert the same rows in the same
   // order instead of deadlocking.
   const findings = [...unordered].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0));
+  const stillOpen = await tx.query<{ id: string }>(
+    'select id from reconciliation_exceptions where fingerprint = any($1::text[]) and cleared_at is null',
+    [findings.map((f) => f.fingerprint)],
+  );
   const rows = await tx.query<ExceptionRow>(
     `insert into reconciliation_exceptions (id, class, fingerprint, objects, detail, first_run_id, last_run_id)
      select f.id, f.class, f.fingerprint, f.objects, f.detail, $1, $1
@@ -118,7 +141,8 @@ async function recordFindings(tx: Queryable, runId: string, classes: readonly Ex
     `update reconciliation_exceptions set cleared_at = now() where cleared_at is null and last_run_id <> $1 and class = any($2::text[])`,
     [runId, [...classes]],
   );
-  return rows.rows
+  const open = new Set(stillOpen.rows.map((r) => r.id));
+  const exceptions = rows.rows
     .map((row) => ({
       id: row.id,
       class: row.class,
@@ -130,6 +154,7 @@ async function recordFindings(tx: Queryable, runId: string, classes: readonly Ex
       resolution_note: row.resolution_note,
     }))
     .sort((a, b) => a.class.localeCompare(b.class) || a.id.localeCompare(b.id));
+  return { exceptions, raisedIds: new Set(exceptions.filter((e) => !open.has(e.id)).map((e) => e.id)) };
 }
 
 export async function findRun(db: Queryable, id: string): Promise<ReconciliationRun | null> {

@@ -4,6 +4,7 @@ import { failpoint } from '../failpoints.js';
 import { EVENTS_CHANNEL, claimEvents, type ClaimedEvent } from '../queue/index.js';
 import { settleEvent, settleEvents, type EventOutcome } from './settle-event.js';
 import { LeaseKeeper } from './lease-keeper.js';
+import { logEventOutcome } from './outcome-log.js';
 import { integerSetting } from '../settings.js';
 
 /** What a worker logs to. */
@@ -42,7 +43,7 @@ export interface WorkerOptions {
   duties?: RunDuties;
   databaseUrl: string;
   log: WorkerLog;
-  onOutcome?: (outcome: EventOutcome, seconds: number) => void;
+  onOutcome?: (outcome: EventOutcome, seconds: number, claim: ClaimedEvent) => void;
 }
 
 export const DEFAULT_BATCH_SIZE = integerSetting('TALLY_SETTLE_BATCH_SIZE', 32);
@@ -129,12 +130,8 @@ export class Worker {
   }
 
   private report(claim: ClaimedEvent, outcome: EventOutcome, seconds: number): void {
-    this.options.onOutcome?.(outcome, seconds);
-    if (outcome.kind === 'dead') this.options.log.error({ event: claim.event_key, provider: claim.provider, err: outcome.error }, 'event dead-lettered');
-    if (outcome.kind === 'retry') this.options.log.warn({ event: claim.event_key, err: outcome.error }, 'settlement failed; will retry');
-    if (outcome.kind === 'lease_lost') {
-      this.options.log.warn({ event: claim.event_key, provider: claim.provider }, 'claim lost: the lease expired and another worker owns the event; this attempt wrote nothing');
-    }
+    this.options.onOutcome?.(outcome, seconds, claim);
+    logEventOutcome(this.options.log, claim, outcome);
   }
 
   /** Waits for a notification or the poll interval, whichever comes first. */

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { receiveWebhook } from '../../intake/receive.js';
-import { WebhookRefused } from '../../webhooks/errors.js';
 import type { ApiApp, ApiContext } from '../context.js';
-import { ApiError } from '../errors.js';
+import { countAccepted, refusal } from '../webhook-outcome.js';
 import { BODY_LIMIT_BYTES } from '../limits.js';
 import { errors } from '../schemas.js';
 
@@ -29,15 +28,10 @@ export function webhookRoutes(app: ApiApp, { pool, metrics }: ApiContext): void 
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         try {
           const result = await receiveWebhook(pool, request.params.provider, raw, request.headers);
-          metrics.webhooks.inc({ outcome: result.status });
+          countAccepted(metrics, request.params.provider, result.status);
           return { status: result.status, event_key: result.eventKey };
         } catch (error) {
-          if (error instanceof WebhookRefused) {
-            metrics.webhooks.inc({ outcome: error.code });
-            throw new ApiError(error.status, error.code, error.message);
-          }
-          metrics.webhooks.inc({ outcome: 'error' });
-          throw error;
+          throw refusal(request.log, metrics, request.params.provider, error);
         }
       },
     );
