@@ -7,6 +7,7 @@ import { ApiError, clientError, frameworkError, installErrorHandler } from './er
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { registerHealth } from './health.js';
 import { BODY_LIMIT_BYTES } from './limits.js';
+import { REQUEST_ID_LOG_LABEL, requestIdOf, returnRequestId, withRequestId } from './request-id.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiApp, ApiContext } from './context.js';
@@ -36,10 +37,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       redact: ['req.headers.authorization', 'req.headers["webhook-signature"]', 'req.headers["x-fal-webhook-signature"]', 'api_key', '*.api_key'],
     },
     bodyLimit: BODY_LIMIT_BYTES,
+    // x-request-id: kept when the caller sent a sane one, made otherwise; in every log line of the request.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    requestIdLogLabel: REQUEST_ID_LOG_LABEL,
     // Long enough for any model name (MODEL_NAME_MAX_LENGTH characters, percent-encoded);
     // a longer or badly encoded path parameter is answered by frameworkError in the usual shape.
     routerOptions: { maxParamLength: 4096 },
-    frameworkErrors: frameworkError,
+    frameworkErrors: withRequestId(frameworkError),
     clientErrorHandler: clientError,
     // HTTP/1.0 clients may omit Host, and Tally serves no virtual hosts: such a request is
     // answered like any other instead of by Node's bodiless 400.
@@ -61,6 +66,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addSchema(ErrorResponse);
   installErrorHandler(app);
+  returnRequestId(app);
   // Before validation and before anything recursive sees the body (webhook bodies are
   // raw bytes here; their adapters check the same cap after verifying the signature).
   app.addHook('preValidation', async (request) => {
