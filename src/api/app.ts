@@ -19,6 +19,7 @@ import { jobRoutes } from './routes/jobs.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { operationRoutes } from './routes/operations.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
+import { homeRoutes } from './routes/home.js';
 
 export interface AppOptions {
   pool: Pool;
@@ -87,6 +88,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   webhookRoutes(api, context);
   operationRoutes(api, context);
   reconciliationRoutes(api, context);
+  homeRoutes(api);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

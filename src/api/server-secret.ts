@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { keepFileOnce } from '../kept-file.js';
 
 /**
  * The server-side secret that seals stored idempotent answers (a new tenant's api_key
@@ -35,25 +35,6 @@ export function parseServerSecret(text: string): Buffer {
 export async function loadServerSecret(env: NodeJS.ProcessEnv = process.env): Promise<Buffer> {
   const configured = env.TALLY_SECRET_KEY;
   if (configured !== undefined && configured !== '') return parseServerSecret(configured);
-  const dir = resolve(env.TALLY_DATA_DIR ?? '.tally');
-  await mkdir(dir, { recursive: true });
-  const path = join(dir, SECRET_FILE);
-  const existing = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
-    throw error;
-  });
-  if (existing !== null) return parseServerSecret(existing);
-  // Several processes may start at once: each writes its own candidate and links it
-  // into place; link() fails when the file exists, so exactly one candidate wins and
-  // nobody ever reads a half-written file.
-  const candidate = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await writeFile(candidate, `${randomBytes(SECRET_BYTES).toString('hex')}\n`, { mode: 0o600 });
-  try {
-    await link(candidate, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    await rm(candidate, { force: true });
-  }
-  return parseServerSecret(await readFile(path, 'utf8'));
+  const kept = await keepFileOnce(resolve(env.TALLY_DATA_DIR ?? '.tally'), SECRET_FILE, () => `${randomBytes(SECRET_BYTES).toString('hex')}\n`);
+  return parseServerSecret(kept.text);
 }

@@ -1,10 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { openDatabase } from '../db/connect.js';
+import { dataDir, openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { buildApp } from '../api/app.js';
 import { createMetrics } from '../api/metrics.js';
 import { startWorker, workerPoolOptions } from './worker-runtime.js';
 import type { Worker } from '../worker/worker.js';
+import { keptAdminToken } from './admin-token.js';
+import { defaultHost, readyLines } from './serve-banner.js';
 
 export interface ServeOptions {
   port?: number;
@@ -17,9 +18,12 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const metrics = createMetrics(db.pool);
   const app = await buildApp({ pool: db.pool, metrics });
   const port = options.port ?? Number(process.env.PORT ?? 8080);
+  let keptTokenLine: string | null = null;
   if (!process.env.TALLY_ADMIN_TOKEN && db.embedded) {
-    process.env.TALLY_ADMIN_TOKEN = randomBytes(24).toString('base64url');
-    console.log(`TALLY_ADMIN_TOKEN=${process.env.TALLY_ADMIN_TOKEN} (generated for this run; set it to choose your own)`);
+    const kept = await keptAdminToken(dataDir());
+    process.env.TALLY_ADMIN_TOKEN = kept.token;
+    // Black-box tests read the token from this line: keep its `TALLY_ADMIN_TOKEN=<token>` form.
+    keptTokenLine = `TALLY_ADMIN_TOKEN=${kept.token} (${kept.created ? 'made and ' : ''}kept in ${kept.path}, which ./bin/tally commands read; set TALLY_ADMIN_TOKEN to choose your own)`;
   }
   if (!process.env.TALLY_ADMIN_TOKEN) app.log.warn('TALLY_ADMIN_TOKEN is not set: admin calls answer 401');
   let stopping = false;
@@ -30,8 +34,12 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   app.addHook('onSend', async (_request, reply) => {
     if (stopping) reply.header('connection', 'close');
   });
-  await app.listen({ port, host: process.env.HOST ?? '0.0.0.0' });
+  const host = process.env.HOST || defaultHost(db.embedded !== null);
+  await app.listen({ port, host });
   const worker: Worker | null = options.workers > 0 ? await startWorker(db, options.workers, app.log, metrics) : null;
+  if (keptTokenLine) console.log(keptTokenLine);
+  const address = app.server.address();
+  for (const line of readyLines(host, typeof address === 'object' && address ? address.port : port)) console.log(line);
 
   const stop = async () => {
     if (stopping) return;

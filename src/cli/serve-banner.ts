@@ -1,0 +1,30 @@
+import { isIPv6 } from 'node:net';
+import { DEFAULT_URL } from './api-client.js';
+
+/** Where `serve` listens when HOST is unset: the laptop only, unless the database is your own. */
+export function defaultHost(embedded: boolean): string {
+  return embedded ? '127.0.0.1' : '0.0.0.0';
+}
+
+/** A URL a browser or `curl` on this machine can open, for the address the server is bound to. */
+export function localUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${isIPv6(reachable) ? `[${reachable}]` : reachable}:${port}/`;
+}
+
+/**
+ * What a person who just ran `npm start` needs next: where the API is, where its
+ * description is, and a first command that works as printed (it names the URL when
+ * it is not the CLI's default).
+ */
+export function readyLines(host: string, port: number): string[] {
+  const url = localUrl(host, port);
+  const base = url.slice(0, -1);
+  const everywhere = host === '0.0.0.0' || host === '::' ? ` (listening on every interface, HOST=${host})` : '';
+  const prefix = base === DEFAULT_URL ? '' : `TALLY_URL=${base} `;
+  return [
+    `Tally is ready: ${url}${everywhere}`,
+    `  API description (OpenAPI 3): ${base}/openapi.json`,
+    `  First step, in another terminal: ${prefix}./bin/tally tenants create acme   (README.md "Quickstart" goes on from there)`,
+  ];
+}
