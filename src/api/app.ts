@@ -6,6 +6,7 @@ import { loadServerSecret } from './server-secret.js';
 import { ApiError, clientError, frameworkError, installErrorHandler } from './errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { registerHealth } from './health.js';
+import { closeRequestSchemas } from './closed-schemas.js';
 import { BODY_LIMIT_BYTES } from './limits.js';
 import { REQUEST_ID_LOG_LABEL, requestIdOf, returnRequestId, withRequestId } from './request-id.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -52,8 +53,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     http: { requireHostHeader: false },
     ajv: {
       // Amounts must arrive as strings: no coercion of 12 into "12". Query strings are
-      // declared as strings and parsed by the routes.
-      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false },
+      // declared as strings and parsed by the routes. verbose: each error carries the
+      // schema and value that failed, from which validation-errors.ts writes its message.
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, verbose: true },
     },
   });
   app.decorateRequest('principal', null);
@@ -68,6 +70,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addSchema(ErrorResponse);
   installErrorHandler(app);
   returnRequestId(app);
+  closeRequestSchemas(app);
   // Before validation and before anything recursive sees the body (webhook bodies are
   // raw bytes here; their adapters check the same cap after verifying the signature).
   app.addHook('preValidation', async (request) => {

@@ -6,13 +6,18 @@ import { InvalidUsageError } from '../pricing/index.js';
 import { InvalidPolicyError } from '../lifecycle/index.js';
 import { CreditKeyConflict, InsufficientFunds } from '../ledger/errors.js';
 import { InvalidLimits, NoPrice } from '../jobs/submit.js';
+import { validationFailure } from './validation-errors.js';
 
-/** Every HTTP error is {"error": {"code", "message"}} with a stable snake_case code. */
+/**
+ * Every HTTP error is {"error": {"code", "message", "param"?}} with a stable snake_case
+ * code; `param` names the field (or header, or query parameter) at fault, when one is.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly param?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -22,22 +27,11 @@ export class ApiError extends Error {
 export const notFound = (what = 'resource') => new ApiError(404, 'not_found', `${what} not found`);
 
 export interface ErrorBody {
-  error: { code: string; message: string };
+  error: { code: string; message: string; param?: string };
 }
 
-export function errorBody(code: string, message: string): ErrorBody {
-  return { error: { code, message } };
-}
-
-/** Validation failures on these body fields (and below them) get the field's own code. */
-const FIELD_CODES: [prefix: string, code: string][] = [
-  ['/amount', 'invalid_amount'],
-  ['/unit_prices/', 'invalid_amount'],
-  ['/limits', 'invalid_usage'],
-];
-
-function codeOfField(field: string): string {
-  return FIELD_CODES.find(([prefix]) => field === prefix || field.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`))?.[1] ?? 'invalid_request';
+export function errorBody(code: string, message: string, param?: string): ErrorBody {
+  return { error: { code, message, ...(param ? { param } : {}) } };
 }
 
 /** Domain errors that carry their own answer. */
@@ -71,14 +65,9 @@ function domainError(raw: unknown): ApiError | null {
 
 export function toApiError(error: unknown): ApiError | null {
   const fastify = error as FastifyError;
-  if (fastify?.validation) {
-    const first = fastify.validation[0];
-    const path = first?.instancePath ?? '';
-    const missing = (first?.params as { missingProperty?: string } | undefined)?.missingProperty;
-    const field = missing ? `${path}/${missing}` : path;
-    const code = codeOfField(field);
-    const where = fastify.validationContext ?? 'body';
-    return new ApiError(400, code, `${where}${field || ''} ${first?.message ?? 'is invalid'}`.trim());
+  if (fastify?.validation && fastify.validation.length > 0) {
+    const failure = validationFailure(fastify.validation, fastify.validationContext ?? 'body');
+    return new ApiError(400, failure.code, failure.message, failure.param || undefined);
   }
   switch (fastify?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -112,7 +101,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     const known = toApiError(error);
     if (known) {
       if (known.status >= 500) request.log.warn({ err: error }, known.message);
-      return reply.code(known.status).send(errorBody(known.code, known.message));
+      return reply.code(known.status).send(errorBody(known.code, known.message, known.param));
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(errorBody('internal_error', 'an internal error occurred; it has been logged'));

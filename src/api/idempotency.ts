@@ -5,6 +5,7 @@ import { withSavepoint, withTransaction } from '../db/transaction.js';
 import { isUuid } from '../ids.js';
 import { principalKey } from './auth.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from './limits.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,8 +19,6 @@ export interface ApiResponse {
   body: unknown;
 }
 
-/** The longest Idempotency-Key (the column's check says the same). */
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** Statuses of refusals by validation: they store nothing, so a corrected retry may reuse the key. */
 const NOT_STORED = new Set([400, 422]);
@@ -184,11 +183,11 @@ export function idempotencyKeyOf(request: FastifyRequest, required: boolean): st
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (key === undefined || key === '') {
-    if (required) throw new ApiError(400, 'idempotency_key_required', `this call requires an Idempotency-Key header (any unique string up to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters)`);
+    if (required) throw new ApiError(400, 'idempotency_key_required', `this call requires an Idempotency-Key header (any unique string up to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters)`, 'Idempotency-Key');
     return null;
   }
   if (key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new ApiError(400, 'invalid_idempotency_key', `an Idempotency-Key is 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters without spaces`);
+    throw new ApiError(400, 'invalid_idempotency_key', `an Idempotency-Key is 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters without spaces`, 'Idempotency-Key');
   }
   return key;
 }

@@ -32,6 +32,7 @@ export interface SubmitJobRequest {
   model: string;
   providerJobRef?: string | null;
   limits: unknown;
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -52,8 +53,8 @@ export async function submitJob(tx: Queryable, request: SubmitJobRequest): Promi
   const id = newId();
   const inserted = await tx.query<JobRow>(
     `insert into jobs (id, tenant_id, wallet_id, provider, provider_job_ref, model, currency, price_version_id,
-                       limits, state, reserved, hold_expires_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, now() + make_interval(secs => $11))
+                       limits, state, reserved, hold_expires_at, metadata)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, now() + make_interval(secs => $11), $12)
      returning *`,
     [
       id,
@@ -67,6 +68,7 @@ export async function submitJob(tx: Queryable, request: SubmitJobRequest): Promi
       JSON.stringify(limits),
       reservation.toString(),
       policy.holdTtlSeconds,
+      JSON.stringify(request.metadata ?? {}),
     ],
   );
   const job = inserted.rows[0]!;

@@ -8,6 +8,8 @@ export interface AccountRow {
   tenant_id: string;
   currency: string;
   kind: AccountKind;
+  /** a wallet's labels from its tenant; {} on system accounts */
+  metadata: Record<string, string>;
   debits_pending: bigint;
   debits_posted: bigint;
   credits_pending: bigint;
@@ -41,11 +43,11 @@ export async function ensureSystemAccounts(tx: Queryable, tenantId: string, curr
 }
 
 /** Raises UniqueViolation on accounts_tenant_currency_kind_key when the wallet exists. */
-export async function insertWallet(tx: Queryable, tenantId: string, currency: string): Promise<AccountRow> {
+export async function insertWallet(tx: Queryable, tenantId: string, currency: string, metadata: Record<string, string> = {}): Promise<AccountRow> {
   await ensureSystemAccounts(tx, tenantId, currency);
   const result = await tx.query<AccountRow>(
-    `insert into accounts (id, tenant_id, currency, kind) values ($1, $2, $3, 'wallet') returning *`,
-    [newId(), tenantId, currency],
+    `insert into accounts (id, tenant_id, currency, kind, metadata) values ($1, $2, $3, 'wallet', $4) returning *`,
+    [newId(), tenantId, currency, JSON.stringify(metadata)],
   );
   return result.rows[0]!;
 }

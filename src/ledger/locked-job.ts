@@ -13,6 +13,8 @@ export interface JobRow {
   currency: string;
   price_version_id: string;
   limits: Record<string, number>;
+  /** the client's own labels, never interpreted */
+  metadata: Record<string, string>;
   state: JobState;
   reserved: bigint;
   captured: bigint | null;

@@ -5,12 +5,14 @@ import { ledgerViolations } from './invariants.js';
 
 /**
  * CONTRACT.md: every error body is exactly {"error": {"code", "message"}} with a stable
- * snake_case code. Fails with the whole answer, so a wrong status shows its body.
+ * snake_case code, plus (docs/CONTRACT.md) `param`, the field at fault, when there is
+ * one. Fails with the whole answer, so a wrong status shows its body.
  */
 export function expectError(answer: Answer, status: number, code: string): void {
+  const param = answer.body?.error?.param;
   expect({ status: answer.status, body: answer.body }, JSON.stringify(answer.body)).toEqual({
     status,
-    body: { error: { code, message: expect.any(String) } },
+    body: { error: { code, message: expect.any(String), ...(param === undefined ? {} : { param: expect.any(String) }) } },
   });
   expect(code).toMatch(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
 }

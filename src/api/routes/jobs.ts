@@ -14,7 +14,7 @@ import { requireAccess, requireTenant, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { runIdempotent } from '../idempotency.js';
-import { IdParams, IdempotencyHeader, Usage, bearerAuth, errors } from '../schemas.js';
+import { IdParams, Metadata, RequiredIdempotencyHeader, Usage, bearerAuth, errors } from '../schemas.js';
 import { jobSummaryView, jobView } from '../views.js';
 import { visibleWallet } from './wallets.js';
 
@@ -28,6 +28,7 @@ const CreateJob = Type.Object({
   provider: Type.String({ minLength: 1, maxLength: 100 }),
   provider_job_ref: Type.Optional(ProviderJobRef),
   limits: Usage,
+  metadata: Type.Optional(Metadata),
 });
 const PatchJob = Type.Object({ provider_job_ref: ProviderJobRef });
 const JobView = Type.Object({}, { additionalProperties: true, description: 'see CONTRACT.md GET /v1/jobs/{id}' });
@@ -68,7 +69,7 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
         summary: 'Submit a job: reserves the price of its limits at the current price version, which the job pins',
         tags: ['jobs'],
         security: bearerAuth,
-        headers: IdempotencyHeader,
+        headers: RequiredIdempotencyHeader,
         body: CreateJob,
         response: { 201: JobView, ...errors(400, 401, 402, 403, 404, 409, 422) },
       },
@@ -87,6 +88,7 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
           model: body.model,
           providerJobRef: body.provider_job_ref ?? null,
           limits: body.limits,
+          metadata: body.metadata,
         }).catch(refTaken);
         const version = await tx.query<{ version: number }>('select version from price_versions where id = $1', [job.price_version_id]);
         return { status: 201, body: jobSummaryView(job, version.rows[0]!.version) };

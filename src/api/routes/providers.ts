@@ -26,7 +26,8 @@ const Policies = Type.Object(
 );
 const Settings = {
   secrets: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 10, description: 'active signing secrets ("whsec_..."); any one verifies' })),
-  jwks: Type.Optional(Type.Union([Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }), Type.Null()])),
+  // A JWK Set as fal publishes it, pasted whole: members besides `keys` are allowed (RFC 7517) and ignored.
+  jwks: Type.Optional(Type.Union([Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: true }), Type.Null()])),
   api_key: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: SETTING_MAX_LENGTH, description: 'write-only' }), Type.Null()])),
   base_url: Type.Optional(Type.Union([Type.String({ maxLength: SETTING_MAX_LENGTH }), Type.Null()])),
   user_id: Type.Optional(
@@ -35,7 +36,7 @@ const Settings = {
   policies: Type.Optional(Policies),
 };
 const CreateProvider = Type.Object({
-  name: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'lowercase letters, digits, - and _' }),
+  name: Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'one to 63 lowercase letters, digits, - and _, starting with a letter or digit' }),
   kind: Type.Union(PROVIDER_KINDS.map((k) => Type.Literal(k))),
   ...Settings,
 });

@@ -3,9 +3,9 @@ import { newId } from '../../ids.js';
 import { hashApiKey, newApiKey, requireAccess } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { runIdempotent } from '../idempotency.js';
-import { IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
+import { IdempotencyHeader, Metadata, bearerAuth, errors } from '../schemas.js';
 
-const CreateTenant = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) });
+const CreateTenant = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), metadata: Type.Optional(Metadata) });
 
 export function tenantRoutes(app: ApiApp, { pool }: ApiContext): void {
   app.post(
@@ -19,7 +19,7 @@ export function tenantRoutes(app: ApiApp, { pool }: ApiContext): void {
         headers: IdempotencyHeader,
         body: CreateTenant,
         response: {
-          201: Type.Object({ id: Type.String(), name: Type.String(), api_key: Type.String() }),
+          201: Type.Object({ id: Type.String(), name: Type.String(), metadata: Metadata, api_key: Type.String() }),
           ...errors(400, 401, 403, 409, 422),
         },
       },
@@ -28,9 +28,10 @@ export function tenantRoutes(app: ApiApp, { pool }: ApiContext): void {
       runIdempotent(pool, request, reply, { required: false }, async (tx) => {
         const id = newId();
         const apiKey = newApiKey();
-        await tx.query('insert into tenants (id, name) values ($1, $2)', [id, request.body.name]);
+        const metadata = request.body.metadata ?? {};
+        await tx.query('insert into tenants (id, name, metadata) values ($1, $2, $3)', [id, request.body.name, JSON.stringify(metadata)]);
         await tx.query('insert into api_keys (id, tenant_id, key_hash) values ($1, $2, $3)', [newId(), id, hashApiKey(apiKey)]);
-        return { status: 201, body: { id, name: request.body.name, api_key: apiKey } };
+        return { status: 201, body: { id, name: request.body.name, metadata, api_key: apiKey } };
       }),
   );
 }

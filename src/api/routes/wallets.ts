@@ -4,7 +4,7 @@ import { isUniqueViolationOn } from '../../db/errors.js';
 import { withSavepoint } from '../../db/transaction.js';
 import { isUuid } from '../../ids.js';
 import { findWallet, insertWallet, type AccountRow } from '../../ledger/accounts.js';
-import { creditWallet } from '../../ledger/credit.js';
+import { CREDIT_ROUTE, creditWallet } from '../../ledger/credit.js';
 import { listWalletEntries } from '../../ledger/entries.js';
 import { parseAmount } from '../../money/index.js';
 import type { Queryable } from '../../db/pool.js';
@@ -12,13 +12,14 @@ import { requireAccess, requireTenant, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { creditKeyOf, runIdempotent } from '../idempotency.js';
-import { AmountString, Currency, IdParams, IdempotencyHeader, SignedAmountString, bearerAuth, errors } from '../schemas.js';
+import { AmountString, Currency, IdParams, IdempotencyHeader, Metadata, RequiredIdempotencyHeader, SignedAmountString, bearerAuth, errors } from '../schemas.js';
 import { entryView, walletView } from '../views.js';
 
 const WalletView = Type.Object({
   id: Type.String(),
   tenant_id: Type.String(),
   currency: Type.String(),
+  metadata: Metadata,
   balance: SignedAmountString,
   reserved: AmountString,
   available: SignedAmountString,
@@ -44,7 +45,7 @@ const ENTRIES_PAGE_MAX = 100;
 const EntriesQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 100 })),
   limit: Type.Optional(
-    Type.String({ pattern: `^[0-9]{1,${String(ENTRIES_PAGE_MAX).length}}$`, description: `1 to ${ENTRIES_PAGE_MAX}, default ${ENTRIES_PAGE_DEFAULT}` }),
+    Type.String({ pattern: `^[0-9]{1,${String(ENTRIES_PAGE_MAX).length}}$`, description: `a whole number from 1 to ${ENTRIES_PAGE_MAX} (default ${ENTRIES_PAGE_DEFAULT})` }),
   ),
 });
 
@@ -65,7 +66,7 @@ export function walletRoutes(app: ApiApp, { pool }: ApiContext): void {
         tags: ['wallets'],
         security: bearerAuth,
         headers: IdempotencyHeader,
-        body: Type.Object({ currency: Currency }),
+        body: Type.Object({ currency: Currency, metadata: Type.Optional(Metadata) }),
         response: { 201: WalletView, ...errors(400, 401, 403, 409) },
       },
     },
@@ -73,7 +74,7 @@ export function walletRoutes(app: ApiApp, { pool }: ApiContext): void {
       runIdempotent(pool, request, reply, { required: false }, async (tx) => {
         const tenantId = requireTenant(request);
         try {
-          const row = await withSavepoint(tx, 'open_wallet', () => insertWallet(tx, tenantId, request.body.currency));
+          const row = await withSavepoint(tx, 'open_wallet', () => insertWallet(tx, tenantId, request.body.currency, request.body.metadata));
           return { status: 201, body: walletView(row) };
         } catch (error) {
           if (!isUniqueViolationOn(error, 'accounts_tenant_currency_kind_key')) throw error;
@@ -121,7 +122,7 @@ export function walletRoutes(app: ApiApp, { pool }: ApiContext): void {
   );
 
   app.post(
-    '/v1/wallets/:id/credits',
+    CREDIT_ROUTE,
     {
       onRequest: requireAccess('admin', pool),
       schema: {
@@ -129,7 +130,7 @@ export function walletRoutes(app: ApiApp, { pool }: ApiContext): void {
         tags: ['admin'],
         security: bearerAuth,
         params: IdParams,
-        headers: IdempotencyHeader,
+        headers: RequiredIdempotencyHeader,
         body: Credit,
         response: { 201: EntryView, ...errors(400, 401, 403, 404, 422) },
       },

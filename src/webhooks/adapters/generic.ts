@@ -4,6 +4,7 @@ import { MAX_WEBHOOK_JSON_DEPTH, nestsDeeperThan } from '../../json-depth.js';
 import { validateUsage } from '../../pricing/index.js';
 import { PROVIDER_EVENT_TYPES, type CanonicalEvent } from '../canonical-event.js';
 import { invalidPayload } from '../errors.js';
+import { describePayloadError } from '../payload-faults.js';
 import { verifyStandardWebhook } from '../standard-webhooks.js';
 import type { WebhookAdapter } from './adapter.js';
 
@@ -30,7 +31,7 @@ export const genericAdapter: WebhookAdapter = {
     const body = parseJson(raw);
     if (!checkBody.Check(body)) {
       const first = checkBody.Errors(body).First();
-      throw invalidPayload(`${first?.path || 'body'}: ${first?.message ?? 'does not match the generic event format'}`);
+      throw invalidPayload(first ? describePayloadError(first) : 'the body does not match the generic event format');
     }
     return toCanonical(eventKey, body);
   },
