@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Every answer of every app and `tally serve` a test starts is checked against its
+    // route's response schema (src/api/response-check.ts): a schema that lies fails a test.
+    env: { TALLY_CHECK_RESPONSES: '1' },
   },
 });

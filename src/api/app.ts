@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Pool } from '../db/pool.js';
 import { ErrorResponse } from './schemas.js';
@@ -7,6 +7,9 @@ import { ApiError, clientError, frameworkError, installErrorHandler } from './er
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { registerHealth } from './health.js';
 import { closeRequestSchemas } from './closed-schemas.js';
+import { declareCommonErrors } from './common-errors.js';
+import { checkResponses } from './response-check.js';
+import { documentWebhookBodies } from './webhook-docs.js';
 import { BODY_LIMIT_BYTES } from './limits.js';
 import { REQUEST_ID_LOG_LABEL, requestIdOf, returnRequestId, withRequestId } from './request-id.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -28,6 +31,8 @@ export interface AppOptions {
   logLevel?: string;
   /** seals stored idempotent answers; loaded from TALLY_SECRET_KEY or the data folder when absent */
   serverSecret?: Buffer;
+  /** check every answer against its route's response schema (tests); default TALLY_CHECK_RESPONSES=1 */
+  checkResponses?: boolean;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -42,7 +47,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // x-request-id: kept when the caller sent a sane one, made otherwise; in every log line of the request.
     requestIdHeader: false,
     genReqId: requestIdOf,
-    requestIdLogLabel: REQUEST_ID_LOG_LABEL,
+    logController: new LogController({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
     // Long enough for any model name (MODEL_NAME_MAX_LENGTH characters, percent-encoded);
     // a longer or badly encoded path parameter is answered by frameworkError in the usual shape.
     routerOptions: { maxParamLength: 4096 },
@@ -66,11 +71,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       info: { title: 'Tally', version: '0.1.0', description: 'Exactly-once billing for wallet-funded asynchronous AI inference jobs' },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
     },
+    transform: documentWebhookBodies as never,
   });
   app.addSchema(ErrorResponse);
   installErrorHandler(app);
   returnRequestId(app);
   closeRequestSchemas(app);
+  declareCommonErrors(app);
+  if (options.checkResponses ?? process.env.TALLY_CHECK_RESPONSES === '1') checkResponses(app);
   // Before validation and before anything recursive sees the body (webhook bodies are
   // raw bytes here; their adapters check the same cap after verifying the signature).
   app.addHook('preValidation', async (request) => {

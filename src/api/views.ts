@@ -44,7 +44,7 @@ export function settlementView(s: SettlementRow) {
     created_at: s.created_at.toISOString(),
     ...(s.charge_type === 'capture' ? { released_remainder: formatAmount(s.remainder) } : {}),
     ...(s.reason ? { reason: s.reason } : {}),
-    ...(s.snapshot ? { pricing: s.snapshot } : {}),
+    ...(s.snapshot ? { pricing: { ...s.snapshot, lines: [...s.snapshot.lines] } } : {}),
   };
 }
 

@@ -80,7 +80,8 @@ describe('unknown fields', () => {
     const routes: [method: string, path: string][] = [];
     for (const [path, operations] of Object.entries<any>(document.paths)) {
       for (const [method, operation] of Object.entries<any>(operations)) {
-        if (operation.requestBody?.content?.['application/json']) routes.push([method.toUpperCase(), path]);
+        // A webhook body is the provider's: its unknown fields are accepted (below).
+        if (operation.requestBody?.content?.['application/json'] && !path.startsWith('/v1/webhooks/')) routes.push([method.toUpperCase(), path]);
       }
     }
     expect(routes.length).toBeGreaterThanOrEqual(8);

@@ -16,6 +16,7 @@ import { ApiError, notFound } from '../errors.js';
 import { runIdempotent } from '../idempotency.js';
 import { IdParams, Metadata, RequiredIdempotencyHeader, Usage, bearerAuth, errors } from '../schemas.js';
 import { jobSummaryView, jobView } from '../views.js';
+import { JobSummaryView, JobView } from '../view-schemas.js';
 import { visibleWallet } from './wallets.js';
 
 /** The provider's id for the work, at most 500 characters (the column's check says the same). */
@@ -31,7 +32,6 @@ const CreateJob = Type.Object({
   metadata: Type.Optional(Metadata),
 });
 const PatchJob = Type.Object({ provider_job_ref: ProviderJobRef });
-const JobView = Type.Object({}, { additionalProperties: true, description: 'see CONTRACT.md GET /v1/jobs/{id}' });
 
 async function visibleJob(db: Queryable, request: FastifyRequest, id: string): Promise<JobRow> {
   const job = isUuid(id) ? await findJob(db, id, tenantScope(request) ?? undefined) : null;
@@ -71,7 +71,7 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
         security: bearerAuth,
         headers: RequiredIdempotencyHeader,
         body: CreateJob,
-        response: { 201: JobView, ...errors(400, 401, 402, 403, 404, 409, 422) },
+        response: { 201: JobSummaryView, ...errors(400, 401, 402, 403, 404, 409, 422) },
       },
     },
     async (request, reply) =>

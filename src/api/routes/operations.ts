@@ -7,16 +7,30 @@ import { bearerAuth, errors } from '../schemas.js';
 import { DISCARD_NOTE_MAX_LENGTH, discardDeadEvent, requeueDeadEvent, type DiscardedEvent } from '../../queue/index.js';
 
 export function operationRoutes(app: ApiApp, { pool, metrics }: ApiContext): void {
-  app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['operations'], hide: false } }, async (request, reply) => {
-    const token = process.env.TALLY_METRICS_TOKEN;
-    if (token) {
-      const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
-      const digest = (s: string) => createHash('sha256').update(s).digest();
-      if (!timingSafeEqual(digest(given), digest(token))) throw new ApiError(401, 'unauthorized', 'send Authorization: Bearer $TALLY_METRICS_TOKEN');
-    }
-    const body = await metrics.registry.metrics();
-    return reply.type(metrics.registry.contentType).send(body);
-  });
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        summary: 'Prometheus metrics (docs/operations/metrics.md)',
+        tags: ['operations'],
+        response: {
+          200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: Type.String() } } },
+          ...errors(401),
+        },
+      },
+    },
+    async (request, reply) => {
+      const token = process.env.TALLY_METRICS_TOKEN;
+      if (token) {
+        const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+        const digest = (s: string) => createHash('sha256').update(s).digest();
+        if (!timingSafeEqual(digest(given), digest(token)))
+          throw new ApiError(401, 'unauthorized', 'send Authorization: Bearer $TALLY_METRICS_TOKEN');
+      }
+      const body = await metrics.registry.metrics();
+      return reply.type(metrics.registry.contentType).send(body);
+    },
+  );
 
   app.post(
     '/v1/events/:provider/:event_key/retry',
@@ -27,14 +41,18 @@ export function operationRoutes(app: ApiApp, { pool, metrics }: ApiContext): voi
         tags: ['admin'],
         security: bearerAuth,
         params: Type.Object({ provider: Type.String(), event_key: Type.String() }),
-        response: { 202: Type.Object({ provider: Type.String(), event_key: Type.String(), state: Type.String() }), ...errors(401, 403, 404, 409) },
+        response: {
+          202: Type.Object({ provider: Type.String(), event_key: Type.String(), state: Type.String() }),
+          ...errors(401, 403, 404, 409),
+        },
       },
     },
     async (request, reply) => {
       const { provider, event_key } = request.params;
       const result = await requeueDeadEvent(pool, provider, event_key);
       if (result === 'not_found') throw notFound('event');
-      if (result === 'not_dead') throw new ApiError(409, 'event_not_dead', 'only a dead-lettered event can be retried; this one is queued, settled or discarded');
+      if (result === 'not_dead')
+        throw new ApiError(409, 'event_not_dead', 'only a dead-lettered event can be retried; this one is queued, settled or discarded');
       return reply.code(202).send({ provider, event_key, state: 'pending' });
     },
   );
@@ -55,9 +73,15 @@ export function operationRoutes(app: ApiApp, { pool, metrics }: ApiContext): voi
     },
     async (request) => {
       const { provider, event_key } = request.params;
-      const result = await discardDeadEvent(pool, { provider, eventKey: event_key, by: principalKey(request.principal!), note: request.body.note });
+      const result = await discardDeadEvent(pool, {
+        provider,
+        eventKey: event_key,
+        by: principalKey(request.principal!),
+        note: request.body.note,
+      });
       if (result === 'not_found') throw notFound('event');
-      if (result === 'not_dead') throw new ApiError(409, 'event_not_dead', 'only a dead-lettered event can be discarded; this one is queued or settled');
+      if (result === 'not_dead')
+        throw new ApiError(409, 'event_not_dead', 'only a dead-lettered event can be discarded; this one is queued or settled');
       return discardedEventView(result);
     },
   );

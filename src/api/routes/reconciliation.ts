@@ -7,8 +7,9 @@ import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { idempotencyKeyOf, runIdempotent } from '../idempotency.js';
 import { IdParams, IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
+import { ReconciliationExceptionView, ReconciliationRunView } from '../view-schemas.js';
 
-const RunView = Type.Object({}, { additionalProperties: true, description: '{id, clean, repair, exceptions: [{id, class, objects, detail, ...}], resolved_exceptions, repairs}' });
+const RunView = ReconciliationRunView;
 
 export function reconciliationRoutes(app: ApiApp, { pool }: ApiContext): void {
   const admin = requireAccess('admin', pool);
@@ -59,7 +60,7 @@ export function reconciliationRoutes(app: ApiApp, { pool }: ApiContext): void {
         security: bearerAuth,
         params: IdParams,
         body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 2000 }) }),
-        response: { 200: Type.Object({}, { additionalProperties: true }), ...errors(400, 401, 403, 404) },
+        response: { 200: ReconciliationExceptionView, ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => {

@@ -11,7 +11,7 @@ export const FAL_DEFAULT_BASE_URL = 'https://queue.fal.run';
 /** fal's tolerance for the signed timestamp, both ways. */
 export const FAL_TIMESTAMP_TOLERANCE_SECONDS = 300;
 
-const STATUS_EVENTS: Record<string, ProviderEventType> = { OK: 'job.completed', ERROR: 'job.failed' };
+export const STATUS_EVENTS: Record<string, ProviderEventType> = { OK: 'job.completed', ERROR: 'job.failed' };
 
 /**
  * fal (CONTRACT.md "Named provider adapters"): Ed25519 over

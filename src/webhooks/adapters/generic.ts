@@ -9,7 +9,7 @@ import { verifyStandardWebhook } from '../standard-webhooks.js';
 import type { WebhookAdapter } from './adapter.js';
 
 const Identity = Type.String({ minLength: 1, maxLength: 500 });
-const GenericBody = Type.Object({
+export const GenericBody = Type.Object({
   type: Type.Union(PROVIDER_EVENT_TYPES.map((t) => Type.Literal(t))),
   timestamp: Type.Optional(Type.String()),
   data: Type.Object({

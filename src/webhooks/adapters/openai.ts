@@ -11,7 +11,7 @@ export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com';
 type Resource = 'responses' | 'batches';
 
 /** Webhook type → lifecycle event and the API resource that holds the usage (docs/providers/openai.md). */
-const TYPES: Record<string, { type: ProviderEventType; resource: Resource }> = {
+export const TYPES: Record<string, { type: ProviderEventType; resource: Resource }> = {
   'response.completed': { type: 'job.completed', resource: 'responses' },
   'response.incomplete': { type: 'job.completed', resource: 'responses' },
   'response.failed': { type: 'job.failed', resource: 'responses' },

@@ -8,7 +8,7 @@ import { parseJson } from './generic.js';
 import { InvalidDurationError, secondsToMilliseconds } from './milliseconds.js';
 
 /** Prediction status → lifecycle event (docs/providers/replicate.md). */
-const STATUS_EVENTS: Record<string, ProviderEventType> = {
+export const STATUS_EVENTS: Record<string, ProviderEventType> = {
   starting: 'job.started',
   processing: 'job.started',
   succeeded: 'job.completed',
