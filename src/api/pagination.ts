@@ -1,0 +1,77 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ApiError } from './errors.js';
+
+/**
+ * Lists the Stripe way: newest first, `limit` (default 20, at most 100), and a cursor
+ * that is an object's id — `starting_after` (the page after it, older) or
+ * `ending_before` (the page before it, newer). Keyset paging on a unique, time-ordered
+ * key (UUIDv7 ids), so a page costs the same deep in a list as at its head and an object
+ * inserted meanwhile never shifts a page.
+ */
+
+export const LIST_PAGE_DEFAULT = 20;
+export const LIST_PAGE_MAX = 100;
+
+export const ListQueryFields = {
+  limit: Type.Optional(
+    Type.String({ pattern: `^[0-9]{1,${String(LIST_PAGE_MAX).length}}$`, description: `a whole number from 1 to ${LIST_PAGE_MAX} (default ${LIST_PAGE_DEFAULT})` }),
+  ),
+  starting_after: Type.Optional(Type.String({ maxLength: 200, description: 'an object id: the page of objects after it (older)' })),
+  ending_before: Type.Optional(Type.String({ maxLength: 200, description: 'an object id: the page of objects before it (newer)' })),
+};
+
+/** `{data, has_more}` of the given item schema. */
+export function ListOf<T extends TSchema>(item: T, extra: Record<string, TSchema> = {}) {
+  return Type.Object({ data: Type.Array(item), has_more: Type.Boolean({ description: 'more objects follow in this direction' }), ...extra });
+}
+
+export interface PageRequest {
+  limit: number;
+  /** the cursor id and which way it points */
+  cursor: { id: string; direction: 'after' | 'before' } | null;
+}
+
+/** Reads limit / starting_after / ending_before; `isValidId` says what an id of this list looks like. */
+export function pageRequest(query: { limit?: string; starting_after?: string; ending_before?: string }, isValidId: (id: string) => boolean): PageRequest {
+  const limit = query.limit === undefined ? LIST_PAGE_DEFAULT : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_PAGE_MAX) {
+    throw new ApiError(400, 'invalid_request', `the query parameter limit must be a whole number from 1 to ${LIST_PAGE_MAX} (default ${LIST_PAGE_DEFAULT})`, 'limit');
+  }
+  if (query.starting_after !== undefined && query.ending_before !== undefined) {
+    throw new ApiError(400, 'invalid_request', 'send starting_after or ending_before, not both', 'ending_before');
+  }
+  const [param, id, direction] =
+    query.starting_after !== undefined ? (['starting_after', query.starting_after, 'after'] as const) : (['ending_before', query.ending_before, 'before'] as const);
+  if (id === undefined) return { limit, cursor: null };
+  if (!isValidId(id)) throw new ApiError(400, 'invalid_cursor', `${param} must be the id of an object of this list`, param);
+  return { limit, cursor: { id, direction } };
+}
+
+/**
+ * The keyset condition and order for a page, on `column` (unique, newest = greatest),
+ * with the cursor as parameter `$n`. Fetch `limit + 1` rows, then give them to pageOf.
+ */
+export function keyset(column: string, page: PageRequest, parameterIndex: number): { where: string; order: string } {
+  if (!page.cursor) return { where: 'true', order: `${column} desc` };
+  return page.cursor.direction === 'after'
+    ? { where: `${column} < $${parameterIndex}`, order: `${column} desc` }
+    : { where: `${column} > $${parameterIndex}`, order: `${column} asc` };
+}
+
+/** The page's objects, newest first, and whether more follow in the direction asked. */
+export function pageOf<T>(rows: T[], page: PageRequest): { data: T[]; has_more: boolean } {
+  const has_more = rows.length > page.limit;
+  const data = rows.slice(0, page.limit);
+  if (page.cursor?.direction === 'before') data.reverse();
+  return { data, has_more };
+}
+
+/** A time range filter from `<name>_gte` / `<name>_lt` (RFC 3339 instants). */
+export function instantParam(value: string | undefined, param: string): Date | null {
+  if (value === undefined) return null;
+  const at = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) || Number.isNaN(at.getTime())) {
+    throw new ApiError(400, 'invalid_request', `the query parameter ${param} must be an RFC 3339 instant, e.g. 2026-12-01T00:00:00Z`, param);
+  }
+  return at;
+}
