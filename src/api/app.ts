@@ -24,6 +24,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { operationRoutes } from './routes/operations.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { homeRoutes } from './routes/home.js';
+import { overviewRoutes } from './routes/overview.js';
 
 export interface AppOptions {
   pool: Pool;
@@ -100,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   operationRoutes(api, context);
   reconciliationRoutes(api, context);
   homeRoutes(api);
+  overviewRoutes(api, context);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }
