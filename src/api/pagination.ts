@@ -1,5 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ApiError } from './errors.js';
+import type { PageRequest } from '../db/keyset.js';
+
+export { keyset, pageOf, type PageRequest } from '../db/keyset.js';
 
 /**
  * Lists the Stripe way: newest first, `limit` (default 20, at most 100), and a cursor
@@ -25,12 +28,6 @@ export function ListOf<T extends TSchema>(item: T, extra: Record<string, TSchema
   return Type.Object({ data: Type.Array(item), has_more: Type.Boolean({ description: 'more objects follow in this direction' }), ...extra });
 }
 
-export interface PageRequest {
-  limit: number;
-  /** the cursor id and which way it points */
-  cursor: { id: string; direction: 'after' | 'before' } | null;
-}
-
 /** Reads limit / starting_after / ending_before; `isValidId` says what an id of this list looks like. */
 export function pageRequest(query: { limit?: string; starting_after?: string; ending_before?: string }, isValidId: (id: string) => boolean): PageRequest {
   const limit = query.limit === undefined ? LIST_PAGE_DEFAULT : Number(query.limit);
@@ -45,25 +42,6 @@ export function pageRequest(query: { limit?: string; starting_after?: string; en
   if (id === undefined) return { limit, cursor: null };
   if (!isValidId(id)) throw new ApiError(400, 'invalid_cursor', `${param} must be the id of an object of this list`, param);
   return { limit, cursor: { id, direction } };
-}
-
-/**
- * The keyset condition and order for a page, on `column` (unique, newest = greatest),
- * with the cursor as parameter `$n`. Fetch `limit + 1` rows, then give them to pageOf.
- */
-export function keyset(column: string, page: PageRequest, parameterIndex: number): { where: string; order: string } {
-  if (!page.cursor) return { where: 'true', order: `${column} desc` };
-  return page.cursor.direction === 'after'
-    ? { where: `${column} < $${parameterIndex}`, order: `${column} desc` }
-    : { where: `${column} > $${parameterIndex}`, order: `${column} asc` };
-}
-
-/** The page's objects, newest first, and whether more follow in the direction asked. */
-export function pageOf<T>(rows: T[], page: PageRequest): { data: T[]; has_more: boolean } {
-  const has_more = rows.length > page.limit;
-  const data = rows.slice(0, page.limit);
-  if (page.cursor?.direction === 'before') data.reverse();
-  return { data, has_more };
 }
 
 /** A time range filter from `<name>_gte` / `<name>_lt` (RFC 3339 instants). */
