@@ -25,6 +25,7 @@ import { operationRoutes } from './routes/operations.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { homeRoutes } from './routes/home.js';
 import { overviewRoutes } from './routes/overview.js';
+import { consoleRoutes } from '../console/routes.js';
 
 export interface AppOptions {
   pool: Pool;
@@ -102,6 +103,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   reconciliationRoutes(api, context);
   homeRoutes(api);
   overviewRoutes(api, context);
+  await consoleRoutes(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

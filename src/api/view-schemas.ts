@@ -87,6 +87,15 @@ export const JobView = Type.Object(
     settlements: Type.Array(SettlementView),
     events: Type.Array(JobEventView),
     alerts: Type.Array(Type.String()),
+    deliveries: Type.Array(
+      Type.Object({
+        provider: Type.String(),
+        event_key: Type.String(),
+        outcome: literals(['accepted', 'already_accepted', 'event_key_conflict', 'event_mismatch']),
+        received_at: Instant,
+      }),
+      { description: 'every webhook delivery that named this job, duplicates included, oldest first' },
+    ),
   },
   { description: 'a job with its settlements (each with its pricing snapshot), its provider events and its alerts' },
 );

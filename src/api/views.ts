@@ -74,7 +74,7 @@ export function jobSummaryView(job: JobRow, priceVersion: number) {
  * A job as its reader may see it: a tenant gets each event's stable `error_code`; the
  * raw `last_error` (which can name an operator's private provider URL) only the admin.
  */
-export function jobView({ job, priceVersion, settlements, events, alerts }: JobDetails, audience: 'tenant' | 'admin') {
+export function jobView({ job, priceVersion, settlements, events, alerts, deliveries }: JobDetails, audience: 'tenant' | 'admin') {
   return {
     ...jobSummaryView(job, priceVersion),
     settlements: settlements.map(settlementView),
@@ -96,5 +96,6 @@ export function jobView({ job, priceVersion, settlements, events, alerts }: JobD
       processed_at: e.processed_at?.toISOString() ?? null,
     })),
     alerts,
+    deliveries: deliveries.map((d) => ({ ...d, received_at: d.received_at.toISOString() })),
   };
 }

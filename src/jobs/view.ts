@@ -26,13 +26,15 @@ export interface JobDetails {
     discard_note: string | null;
   }[];
   alerts: string[];
+  /** every webhook delivery that named the job, duplicates included, oldest first */
+  deliveries: { provider: string; event_key: string; outcome: string; received_at: Date }[];
 }
 
 /** Why an event's last try failed, as a tenant may see it. */
 export type ErrorCode = 'usage_fetch_failed' | 'settlement_failed';
 
 export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDetails> {
-  const [price, settlements, events, alerts] = await Promise.all([
+  const [price, settlements, events, alerts, deliveries] = await Promise.all([
     db.query<{ version: number }>('select version from price_versions where id = $1', [job.price_version_id]),
     listSettlements(db, job.id),
     db.query<JobDetails['events'][number]>(
@@ -45,6 +47,10 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
       [job.id],
     ),
     db.query<{ class: string }>('select distinct class from alerts where job_id = $1 order by class', [job.id]),
+    db.query<JobDetails['deliveries'][number]>(
+      'select provider, event_key, outcome, received_at from delivery_attempts where job_id = $1 order by received_at, id',
+      [job.id],
+    ),
   ]);
   return {
     job,
@@ -52,5 +58,6 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
     settlements,
     events: events.rows,
     alerts: alerts.rows.map((a) => a.class),
+    deliveries: deliveries.rows,
   };
 }

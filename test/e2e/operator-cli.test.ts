@@ -149,12 +149,15 @@ describe('operator commands over the HTTP API', () => {
   });
 });
 
-describe('GET /', () => {
-  it('names the service and links to its description, which declares it', async () => {
-    const home = await fetch(`${server.url}/`);
+describe('GET / and GET /v1', () => {
+  it('/ sends a person to the console; /v1 names the service and links to its description, which declares it', async () => {
+    const root = await fetch(`${server.url}/`, { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/console');
+    const home = await fetch(`${server.url}/v1`);
     expect(home.status).toBe(200);
-    expect(await home.json()).toMatchObject({ service: 'tally', version: expect.any(String), links: { openapi: '/openapi.json', health: '/healthz' } });
+    expect(await home.json()).toMatchObject({ service: 'tally', version: expect.any(String), links: { console: '/console', openapi: '/openapi.json', health: '/healthz' } });
     const doc = (await admin.get('/openapi.json')).body;
-    expect(doc.paths['/'].get.responses['200'].content['application/json'].schema.required).toEqual(expect.arrayContaining(['service', 'version', 'links']));
+    expect(doc.paths['/v1'].get.responses['200'].content['application/json'].schema.required).toEqual(expect.arrayContaining(['service', 'version', 'links']));
   });
 });

@@ -87,7 +87,7 @@ describe('every answer of the API', () => {
     const call = async (route: string, client: Client, method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
       note(route, await client.request(method, path, body, headers));
 
-    await call('GET /', admin, 'GET', '/');
+    await call('GET /v1', admin, 'GET', '/v1');
     await call('GET /healthz', admin, 'GET', '/healthz');
     const world = await createWorld(admin);
     await call('POST /v1/tenants', admin, 'POST', '/v1/tenants', { name: 'schema-tenant', metadata: { a: 'b' } });

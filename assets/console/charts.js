@@ -1,0 +1,29 @@
+// Draws the console's time-series charts with uPlot (shipped with the package, no CDN).
+// Each <div class="chart" data-series="ID"> names a <script type="application/json" id="ID">
+// holding {title, x: [unix seconds], series: [{label, values}], money: bool}.
+(function () {
+  function draw(element) {
+    var spec = JSON.parse(document.getElementById(element.dataset.series).textContent);
+    var palette = ['#2f5bea', '#067647', '#b54708', '#b42318', '#6941c6'];
+    var width = Math.max(element.clientWidth - 24, 280);
+    var options = {
+      title: spec.title,
+      width: width,
+      height: 220,
+      series: [{}].concat(spec.series.map(function (s, i) {
+        return {
+          label: s.label, stroke: palette[i % palette.length], width: 2,
+          fill: i === 0 ? 'rgba(47,91,234,0.08)' : undefined,
+          paths: spec.steps ? uPlot.paths.stepped({ align: 1 }) : undefined,
+          // Amounts arrive as integer micro-units; only what is shown is divided.
+          value: spec.micros ? function (u, v) { return v == null ? '—' : (v / 1e6).toFixed(6); } : undefined,
+        };
+      })),
+      axes: [{}, { size: 80, values: spec.micros ? function (u, vals) { return vals.map(function (v) { return (v / 1e6).toFixed(2); }); } : undefined }],
+      scales: { x: { time: true } },
+    };
+    element.textContent = '';
+    new uPlot(options, [spec.x].concat(spec.series.map(function (s) { return s.values; })), element);
+  }
+  document.querySelectorAll('.chart[data-series]').forEach(draw);
+})();

@@ -1,0 +1,78 @@
+import { html, type Html } from './html.js';
+import type { Role } from './api.js';
+
+export interface PageContext {
+  role: Role;
+  /** the path of the page, for the current nav item */
+  path: string;
+}
+
+function navItems(role: Role): [href: string, label: string][] {
+  const common: [string, string][] = [
+    ['/console', 'Overview'],
+    ['/console/wallets', 'Wallets'],
+    ['/console/jobs', 'Jobs'],
+  ];
+  if (role.kind !== 'admin') return common;
+  return [['/console', 'Overview'], ['/console/tenants', 'Tenants'], ['/console/wallets', 'Wallets'], ['/console/jobs', 'Jobs'], ['/console/exceptions', 'Exceptions'], ['/console/dead-letters', 'Dead letters']];
+}
+
+export function page(title: string, context: PageContext | null, body: Html, options: { scripts?: string[] } = {}): Html {
+  const nav = context
+    ? html`<nav>
+        <span class="brand">Tally</span>
+        ${navItems(context.role).map(([href, label]) => html`<a href="${href}"${(href === '/console' ? context.path === href : context.path.startsWith(href)) ? html` aria-current="page"` : ''}>${label}</a>`)}
+        <span class="who">${context.role.kind === 'admin' ? 'operator' : 'tenant'}</span>
+        <form method="post" action="/console/sign-out"><button type="submit" class="link">Sign out</button></form>
+      </nav>`
+    : html`<nav><span class="brand">Tally</span></nav>`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Tally</title>
+<link rel="stylesheet" href="/console/assets/console.css">
+${(options.scripts ?? []).length > 0 ? html`<link rel="stylesheet" href="/console/assets/uPlot.min.css">` : ''}
+</head>
+<body>
+${nav}
+<main>
+<h1>${title}</h1>
+${body}
+</main>
+${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
+</body>
+</html>`;
+}
+
+/** A money amount for display: the API's exact decimal string, trimmed of trailing zeros past cents. */
+export function money(amount: string | null | undefined, currency = ''): Html {
+  if (amount === null || amount === undefined) return html`<span class="muted">—</span>`;
+  const [whole, fraction = ''] = amount.split('.');
+  const trimmed = fraction.replace(/0+$/, '').padEnd(2, '0');
+  return html`<span class="amount${amount.startsWith('-') ? ' negative' : ''}" title="${amount}">${whole}.${trimmed}${currency ? html` <small>${currency}</small>` : ''}</span>`;
+}
+
+export function when(instant: string | null | undefined): Html {
+  if (!instant) return html`<span class="muted">—</span>`;
+  return html`<time datetime="${instant}">${instant.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`;
+}
+
+export function badge(text: string): Html {
+  return html`<span class="badge badge-${text.replace(/[^a-z_]/g, '')}">${text}</span>`;
+}
+
+/** Previous / next links of a Stripe-style list page. */
+export function pager(basePath: string, query: Record<string, string | undefined>, items: { id: string }[], hasMore: boolean, direction: 'after' | 'before' | null): Html {
+  const keep = Object.entries(query).filter(([k, v]) => v !== undefined && v !== '' && k !== 'starting_after' && k !== 'ending_before') as [string, string][];
+  const link = (param: string, id: string) => `${basePath}?${new URLSearchParams([...keep, [param, id]]).toString()}`;
+  const first = items[0];
+  const last = items.at(-1);
+  const newer = first && (direction === 'after' || (direction === 'before' && hasMore));
+  const older = last && (direction !== 'before' ? hasMore : true);
+  return html`<p class="pager">
+    ${newer ? html`<a href="${link('ending_before', first.id)}" rel="prev">← Newer</a>` : ''}
+    ${older ? html`<a href="${link('starting_after', last.id)}" rel="next">Older →</a>` : ''}
+  </p>`;
+}

@@ -1,0 +1,230 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/database.js';
+import { ADMIN_TOKEN, startServer, waitUntil } from '../support/server.js';
+import { Client, deliver, signDelivery } from '../support/client.js';
+import { completion, createWorld, submitJob, type World } from '../support/world.js';
+
+/**
+ * The operator console as a person uses it, in a real browser: Debian's Chromium driven
+ * by playwright-core against a real `tally serve` with data made through the API. Each
+ * page's screenshot is kept in test-artifacts/console/ (ignored by git) to look at.
+ */
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
+
+const db = await freshDatabase();
+// A permanent failure on demand: the capture of a listed job is refused, so its
+// completion is dead-lettered after one attempt; unlisting it lets a retry succeed.
+await db.pool.query('create table refused_captures (job_id uuid primary key)');
+await db.pool.query(`
+  create function refuse_listed_capture() returns trigger language plpgsql as $$
+  begin
+    if new.charge_type = 'capture' and exists (select 1 from refused_captures where job_id = new.job_id) then
+      raise exception 'the capture of job % is refused by the test', new.job_id;
+    end if;
+    return new;
+  end $$`);
+await db.pool.query('create trigger refuse_listed_capture before insert on settlements for each row execute function refuse_listed_capture()');
+
+const server = await startServer(db.url, { workers: 1, env: { TALLY_MAX_ATTEMPTS: '1', TALLY_RECONCILE_INTERVAL_SECONDS: '0', TALLY_POLL_INTERVAL_MS: '100' } });
+const admin = new Client(server.url);
+
+let browser: Browser;
+let acme: World;
+let globex: World;
+let capturedJobId: string;
+let deadJobId: string;
+const weights: Record<string, number> = {};
+
+async function settled(world: World, jobId: string, check: (view: any) => boolean) {
+  await waitUntil(async () => check((await world.tenant.get(`/v1/jobs/${jobId}`)).body));
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH`);
+  await mkdir(ARTIFACTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+
+  acme = await createWorld(admin, { credit: '250.00' });
+  globex = await createWorld(admin, { credit: '40.00' });
+  for (let i = 0; i < 3; i++) {
+    const job = await submitJob(acme, { input_tokens: 20_000, output_tokens: 8_000 });
+    await deliver(server.url, acme.provider, signDelivery(completion(acme, job.id, { input_tokens: 12_000 + i * 1000, output_tokens: 3_000 })));
+    await settled(acme, job.id, (v) => v.state === 'captured');
+    capturedJobId = job.id;
+  }
+  // A duplicate delivery of the last completion: the timeline shows it, nothing is billed twice.
+  const last = await submitJob(acme);
+  const body = completion(acme, last.id, { input_tokens: 900, output_tokens: 100 });
+  const first = signDelivery(body, { id: `msg_${randomUUID()}` });
+  await deliver(server.url, acme.provider, first);
+  await deliver(server.url, acme.provider, first);
+  await settled(acme, last.id, (v) => v.state === 'captured');
+  capturedJobId = last.id;
+
+  const dead = await submitJob(acme);
+  await db.pool.query('insert into refused_captures (job_id) values ($1)', [dead.id]);
+  await deliver(server.url, acme.provider, signDelivery(completion(acme, dead.id, { input_tokens: 500, output_tokens: 50 })));
+  await settled(acme, dead.id, (v) => v.events[0]?.state === 'dead');
+  deadJobId = dead.id;
+
+  // A drifted projection, found by reconciliation: an open exception to resolve.
+  await db.pool.query('update accounts set credits_posted = credits_posted + 1234567 where id = $1', [globex.walletId]);
+  expect((await admin.post('/v1/reconciliation/runs', {})).status).toBe(201);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  const lines = Object.entries(weights).map(([name, bytes]) => `${name}: ${(bytes / 1024).toFixed(1)} KiB`);
+  if (lines.length) console.log(`console page weights (HTML + CSS + JS, uncompressed): ${lines.join('; ')}`);
+});
+
+/** Opens a page, records what it weighs (every response's body), keeps a screenshot. */
+async function visit(page: Page, path: string, name: string) {
+  let bytes = 0;
+  const count = async (response: any) => {
+    try {
+      bytes += (await response.body()).length;
+    } catch {
+      // a redirect has no body
+    }
+  };
+  page.on('response', count);
+  const response = await page.goto(`${server.url}${path}`);
+  await page.waitForLoadState('networkidle');
+  page.off('response', count);
+  weights[name] = bytes;
+  await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
+  return response;
+}
+
+async function signIn(page: Page, credential: string) {
+  await page.goto(`${server.url}/`);
+  await expect.poll(() => page.url()).toContain('/console/sign-in');
+  await page.fill('#token', credential);
+  await Promise.all([page.waitForURL(`${server.url}/console`), page.click('button[type=submit]')]);
+}
+
+describe('the operator console', () => {
+  it('refuses a wrong token and signs the operator in with the admin token', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/console/jobs`);
+    expect(page.url()).toContain('/console/sign-in');
+    await page.fill('#token', 'not-a-token');
+    await page.click('button[type=submit]');
+    await expect.poll(() => page.textContent('.error')).toContain('not accepted');
+    await page.screenshot({ path: `${ARTIFACTS}sign-in-refused.png` });
+    await signIn(page, ADMIN_TOKEN);
+    await visit(page, '/console', 'overview');
+    expect(await page.textContent('h1')).toBe('Overview');
+    expect(await page.textContent('.cards')).toContain('Dead letters');
+    await expect.poll(() => page.locator('.chart canvas').count()).toBe(2);
+    await page.close();
+  });
+
+  it('shows tenants → wallets → a wallet with its entries, holds, balance chart and a statement to download', async () => {
+    const page = await browser.newPage({ acceptDownloads: true });
+    await signIn(page, ADMIN_TOKEN);
+    await visit(page, '/console/tenants', 'tenants');
+    await page.click(`a[href="/console/tenants/${acme.tenantId}"]`);
+    await page.waitForLoadState('networkidle');
+    await page.screenshot({ path: `${ARTIFACTS}tenant.png`, fullPage: true });
+    await page.click(`a[href="/console/wallets/${acme.walletId}"]`);
+    await page.waitForLoadState('networkidle');
+    const wallet = (await acme.tenant.get(`/v1/wallets/${acme.walletId}`)).body;
+    await visit(page, `/console/wallets/${acme.walletId}`, 'wallet');
+    expect(await page.textContent('.cards')).toContain(wallet.balance.replace(/0{1,4}$/, ''));
+    expect(await page.locator('h2:has-text("Entries") + table tbody tr').count()).toBeGreaterThanOrEqual(8);
+    expect(await page.textContent('h2:has-text("Open holds") + table')).toContain(deadJobId);
+    await expect.poll(() => page.locator('.chart canvas').count()).toBe(1);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Download CSV")')]);
+    const csv = await readFile((await download.path())!, 'utf8');
+    await writeFile(`${ARTIFACTS}statement.csv`, csv);
+    expect(csv.split('\n')[0]).toMatch(/time/i);
+    expect(csv).toContain(capturedJobId);
+    await page.close();
+  });
+
+  it('shows a job as a timeline of deliveries, events and settlements with the pricing snapshot', async () => {
+    const page = await browser.newPage();
+    await signIn(page, ADMIN_TOKEN);
+    await visit(page, '/console/jobs', 'jobs');
+    await visit(page, `/console/jobs/${capturedJobId}`, 'job');
+    const timeline = await page.textContent('.timeline');
+    expect(timeline).toContain('Submitted');
+    expect(timeline).toContain('already_accepted');
+    expect(timeline).toContain('Settlement: capture');
+    expect(await page.textContent('details.pricing')).toContain('input_tokens');
+    await page.close();
+  });
+
+  it('resolves a reconciliation exception, and runs a repair only after a confirmation', async () => {
+    const page = await browser.newPage();
+    await signIn(page, ADMIN_TOKEN);
+    await visit(page, '/console/exceptions', 'exceptions');
+    const row = page.locator('tr', { hasText: 'projection_drift' }).first();
+    await row.locator('input[name=note]').fill('checked by hand: a test drifted it on purpose');
+    await row.locator('button:has-text("Resolve")').click();
+    await expect.poll(() => page.textContent('.notice')).toContain('resolved');
+    await page.screenshot({ path: `${ARTIFACTS}exception-resolved.png`, fullPage: true });
+    const resolved = (await admin.get('/v1/reconciliation/exceptions?status=resolved')).body.data;
+    expect(resolved.map((e: any) => e.resolution_note)).toContain('checked by hand: a test drifted it on purpose');
+
+    await page.click('a:has-text("Run reconciliation with repair")');
+    expect(await page.textContent('h1')).toBe('Run reconciliation with repair');
+    await page.screenshot({ path: `${ARTIFACTS}repair-confirm.png`, fullPage: true });
+    await page.click('button:has-text("Yes, run and repair")');
+    await expect.poll(() => page.textContent('h1')).toBe('Reconciliation run');
+    expect(await page.textContent('main')).toContain('rebuild_projection');
+    await page.screenshot({ path: `${ARTIFACTS}repair-run.png`, fullPage: true });
+    await page.close();
+  });
+
+  it('retries a dead letter, which then settles', async () => {
+    const page = await browser.newPage();
+    await signIn(page, ADMIN_TOKEN);
+    await visit(page, '/console/dead-letters', 'dead-letters');
+    expect(await page.textContent('main table')).toContain(deadJobId);
+    await db.pool.query('delete from refused_captures where job_id = $1', [deadJobId]);
+    await page.locator('tr', { hasText: deadJobId }).locator('button:has-text("Retry")').click();
+    await expect.poll(() => page.textContent('.notice')).toContain('queued again');
+    await settled(acme, deadJobId, (v) => v.state === 'captured');
+    await page.close();
+  });
+
+  it('shows a tenant its own pages only', async () => {
+    const page = await browser.newPage();
+    await signIn(page, acme.apiKey);
+    await visit(page, '/console', 'tenant-overview');
+    expect(await page.textContent('nav')).not.toContain('Tenants');
+    await visit(page, '/console/wallets', 'tenant-wallets');
+    expect(await page.textContent('main')).toContain(acme.walletId);
+    expect(await page.textContent('main')).not.toContain(globex.walletId);
+    for (const path of [`/console/wallets/${globex.walletId}`, '/console/tenants', `/console/tenants/${globex.tenantId}`, '/console/exceptions', '/console/dead-letters']) {
+      const response = await page.goto(`${server.url}${path}`);
+      expect(response?.status(), path).toBe(404);
+    }
+    await page.screenshot({ path: `${ARTIFACTS}tenant-refused.png`, fullPage: true });
+    const job = await submitJob(globex);
+    expect((await page.goto(`${server.url}/console/jobs/${job.id}`))?.status()).toBe(404);
+    await page.close();
+  });
+
+  it('signs out, and a signed-out browser sees nothing', async () => {
+    const page = await browser.newPage();
+    await signIn(page, ADMIN_TOKEN);
+    await page.click('button:has-text("Sign out")');
+    await expect.poll(() => page.url()).toContain('/console/sign-in');
+    await page.goto(`${server.url}/console/wallets/${acme.walletId}`);
+    expect(page.url()).toContain('/console/sign-in');
+    await page.close();
+  });
+});
+
