@@ -69,6 +69,8 @@ program
   .option('--jobs <n>', 'jobs to run', positiveInteger, 300)
   .option('--seed <n>', 'seed of the chaos (default: random, printed)', positiveInteger)
   .option('--concurrency <n>', 'deliveries in flight', positiveInteger, 32)
+  .option('--serve', 'keep the server running after the report, to look at the data in the console (Ctrl-C stops it)')
+  .option('--port <n>', 'with --serve: the port (default $PORT or 8080)', positiveInteger)
   .action(lazy(async () => (await import('./demo.js')).demoCommand));
 
 // Over the HTTP API of a running server (--url, --token): the operator's common actions.

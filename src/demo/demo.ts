@@ -22,6 +22,8 @@ export interface DemoOptions {
   jobs: number;
   seed: number;
   concurrency: number;
+  /** keep the server running after the report, on this port, until Ctrl-C (to look at the data in the console) */
+  serve?: { port: number };
 }
 
 const MODEL = 'sim/llm-large';
@@ -48,7 +50,7 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     await migrate(pool);
     process.env.TALLY_ADMIN_TOKEN = randomBytes(24).toString('base64url');
     app = await buildApp({ pool, logLevel: 'warn' });
-    await app.listen({ port: 0, host: '127.0.0.1' });
+    await app.listen({ port: options.serve?.port ?? 0, host: '127.0.0.1' });
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     for (let i = 0; i < 2; i++) {
       const worker = new Worker(pool, { concurrency: 4, leaseSeconds: 30, pollIntervalMs: 200, dutyIntervalMs: 1000, duties: runDueDuties, databaseUrl: server.url, log });
@@ -73,7 +75,9 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     deliveriesBar?.stop();
     await waitForSettlement(pool, options.jobs);
     const run = await reconcile(pool);
-    return await printReport(pool, world, report, run);
+    const exact = await printReport(pool, world, report, run);
+    if (options.serve) await serveUntilStopped(baseUrl);
+    return exact;
   } finally {
     for (const worker of workers) await worker.stop();
     await app?.close();
@@ -81,6 +85,18 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** `--serve`: the demo's server stays up with its data until Ctrl-C or SIGTERM. */
+async function serveUntilStopped(baseUrl: string): Promise<void> {
+  console.log('');
+  console.log(`The demo's server keeps running with its data: open the console at ${baseUrl}/console`);
+  console.log(`and sign in with the admin token: ${process.env.TALLY_ADMIN_TOKEN}`);
+  console.log(`(the API is at ${baseUrl}/v1, its description at ${baseUrl}/openapi.json). Ctrl-C stops it and deletes the data.`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
 }
 
 interface DemoWorld {
