@@ -25,6 +25,7 @@ import { operationRoutes } from './routes/operations.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
 import { homeRoutes } from './routes/home.js';
 import { overviewRoutes } from './routes/overview.js';
+import { listRoutes } from './routes/lists.js';
 import { consoleRoutes } from '../console/routes.js';
 
 export interface AppOptions {
@@ -103,6 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   reconciliationRoutes(api, context);
   homeRoutes(api);
   overviewRoutes(api, context);
+  listRoutes(api, context);
   await consoleRoutes(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -41,7 +41,7 @@ const CreateProvider = Type.Object({
   ...Settings,
 });
 const PatchProvider = Type.Object(Settings);
-const ProviderView = Type.Object({
+export const ProviderView = Type.Object({
   name: Type.String(),
   kind: Type.String(),
   webhook_path: Type.String(),
@@ -53,7 +53,7 @@ const ProviderView = Type.Object({
 });
 
 /** Secrets and the API key are never returned; fal's user_id is not secret. */
-function providerView(row: ProviderRow) {
+export function providerView(row: ProviderRow) {
   return {
     name: row.name,
     kind: row.kind,
