@@ -147,7 +147,7 @@ describe('GET /v1/jobs', () => {
     expect(await jobs({ wallet_id: eurWallet })).toEqual([a9]);
     expect(await jobs({ wallet_id: A.walletId.toUpperCase() })).toEqual([a8, a7, a6, a5, a4, a3, a2, a1]);
 
-    const createdAt = async (id: string) => (await jobView(A, id) as unknown as { created_at: string }).created_at;
+    const createdAt = async (id: string) => (await A.tenant.get(`/v1/jobs/${id}`)).body.created_at as string;
     const [at3, at5] = [await createdAt(a3), await createdAt(a5)];
     expect(await jobs({ created_gte: at5 })).toEqual([a9, a8, a7, a6, a5]);
     expect(await jobs({ created_lt: at5 })).toEqual([a4, a3, a2, a1]);
