@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ConsoleApi, ConsoleApiError, roleOf, type Role } from './api.js';
+import type { FastifyInstance } from 'fastify';
+import { ConsoleApi, ConsoleApiError, roleOf } from './api.js';
 import { html, type Html } from './html.js';
 import { page, type PageContext } from './layout.js';
 import { credentialOf, endSession, sameOrigin, startSession } from './session.js';
+import type { PageHandler } from './page-handler.js';
 import { overviewPage } from './pages/overview.js';
 import { tenantPage, tenantsPage } from './pages/tenants.js';
 import { statementDownload, walletPage, walletsPage } from './pages/wallets.js';
@@ -13,15 +14,6 @@ import { jobPage, jobsPage } from './pages/jobs.js';
 import { exceptionsPage, repairConfirmPage, repairRun, resolveException } from './pages/exceptions.js';
 import { deadLettersPage, discardDeadLetter, retryDeadLetter } from './pages/dead-letters.js';
 
-export interface PageRequest {
-  api: ConsoleApi;
-  role: Role;
-  request: FastifyRequest;
-  reply: FastifyReply;
-  context: PageContext;
-}
-
-export type PageHandler = (page: PageRequest) => Promise<Html | void>;
 
 /** The files a page loads: ours from assets/console/, uPlot from its package. */
 function assets(): Map<string, { body: Buffer; type: string }> {

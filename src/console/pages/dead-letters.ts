@@ -1,7 +1,7 @@
 import { ConsoleApiError } from '../api.js';
 import { html } from '../html.js';
 import { page, pager, when } from '../layout.js';
-import type { PageHandler } from '../routes.js';
+import type { PageHandler } from '../page-handler.js';
 import { pageQuery, type List } from './tenants.js';
 
 interface DeadEvent {

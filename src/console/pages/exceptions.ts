@@ -1,7 +1,7 @@
 import { ConsoleApiError } from '../api.js';
 import { html } from '../html.js';
 import { badge, page, pager, when } from '../layout.js';
-import type { PageHandler } from '../routes.js';
+import type { PageHandler } from '../page-handler.js';
 import { pageQuery, type List } from './tenants.js';
 
 interface ReconciliationException {
@@ -80,8 +80,10 @@ export const repairConfirmPage: PageHandler = async ({ context }) =>
     </form>`,
   );
 
-export const repairRun: PageHandler = async ({ api, request, context }) => {
-  if ((request.body as { confirm?: string } | null)?.confirm !== 'yes') return repairConfirmPage({ api, request, context } as never);
+export const repairRun: PageHandler = async (pageRequest) => {
+  const { api, request, context } = pageRequest;
+  // Without the confirmation page's field, ask again instead of repairing.
+  if ((request.body as { confirm?: string } | null)?.confirm !== 'yes') return repairConfirmPage(pageRequest);
   const answer = await api.call<{ id: string; clean: boolean; exceptions: ReconciliationException[]; repairs: { class: string; action: string; result: string }[] }>(
     'POST',
     '/v1/reconciliation/runs',

@@ -1,7 +1,7 @@
 import { JOB_STATES } from '../../lifecycle/index.js';
 import { html, type Html } from '../html.js';
 import { badge, money, page, pager, when } from '../layout.js';
-import type { PageHandler } from '../routes.js';
+import type { PageHandler } from '../page-handler.js';
 import { pageQuery, type List } from './tenants.js';
 
 interface JobSummary {

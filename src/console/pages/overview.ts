@@ -1,7 +1,7 @@
 import { parseAmount } from '../../money/index.js';
 import { html, jsonScript } from '../html.js';
 import { page } from '../layout.js';
-import type { PageHandler } from '../routes.js';
+import type { PageHandler } from '../page-handler.js';
 
 interface Overview {
   series: { at: string; captures: number; releases: number; captured: Record<string, string> }[];

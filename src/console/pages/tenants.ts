@@ -1,6 +1,6 @@
 import { html } from '../html.js';
 import { money, page, pager, when } from '../layout.js';
-import type { PageHandler } from '../routes.js';
+import type { PageHandler } from '../page-handler.js';
 
 interface Tenant {
   id: string;

@@ -2,7 +2,7 @@ import { NON_TERMINAL_STATES } from '../../lifecycle/index.js';
 import { ConsoleApiError } from '../api.js';
 import { html, jsonScript } from '../html.js';
 import { badge, money, page, pager, when } from '../layout.js';
-import type { PageHandler } from '../routes.js';
+import type { PageHandler } from '../page-handler.js';
 import { microsOf } from './overview.js';
 import { pageQuery, walletTable, type List } from './tenants.js';
 
