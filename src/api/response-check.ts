@@ -40,7 +40,11 @@ export function checkResponses(app: FastifyInstance): void {
     const responses = (request.routeOptions.schema as { response?: ResponseSchemas } | undefined)?.response;
     if (!responses) return payload;
     const status = reply.statusCode;
-    const schema = (responses[String(status)] ?? responses[`${String(status)[0]}xx`] ?? responses.default) as object | undefined;
+    const declared = (responses[String(status)] ?? responses[`${String(status)[0]}xx`] ?? responses.default) as object | undefined;
+    // A status answered in several media types (`content`: JSON or CSV) has a schema per
+    // type; a JSON body is checked against the JSON one (text bodies skip this hook).
+    const content = (declared as { content?: Record<string, { schema: object }> } | undefined)?.content;
+    const schema = content ? content['application/json']?.schema : declared;
     const route = `${request.method} ${request.routeOptions.url}`;
     let problem: string | null = null;
     if (!schema) {

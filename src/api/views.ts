@@ -30,7 +30,11 @@ export function entryView(entry: WalletEntry) {
     settlement_key: entry.settlementKey,
     job_id: entry.jobId,
     reference: entry.reference,
-    created_at: entry.createdAt.toISOString(),
+    created_at: entry.createdAt,
+    sequence: Number(entry.sequence),
+    balance_after: formatAmount(entry.balanceAfter),
+    reserved_after: formatAmount(entry.reservedAfter),
+    available_after: formatAmount(entry.balanceAfter - entry.reservedAfter),
   };
 }
 

@@ -61,11 +61,16 @@ export async function findWallet(db: Queryable, walletId: string, tenantId?: str
 }
 
 export async function systemAccountId(db: Queryable, tenantId: string, currency: string, kind: 'funding' | 'revenue'): Promise<string> {
-  const result = await db.query<{ id: string }>(
-    'select id from accounts where tenant_id = $1 and currency = $2 and kind = $3',
-    [tenantId, currency, kind],
-  );
-  const id = result.rows[0]?.id;
+  const id = await findSystemAccountId(db, tenantId, currency, kind);
   if (!id) throw new Error(`tenant ${tenantId} has no ${kind} account in ${currency}`);
   return id;
+}
+
+export async function findSystemAccountId(db: Queryable, tenantId: string, currency: string, kind: 'funding' | 'revenue'): Promise<string | null> {
+  const result = await db.query<{ id: string }>({
+    name: 'find_system_account',
+    text: 'select id from accounts where tenant_id = $1 and currency = $2 and kind = $3',
+    values: [tenantId, currency, kind],
+  });
+  return result.rows[0]?.id ?? null;
 }

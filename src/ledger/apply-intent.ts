@@ -3,7 +3,7 @@ import type { Intent } from '../lifecycle/index.js';
 import type { LockedJob } from './locked-job.js';
 import { findHold, markHoldResolved } from './hold.js';
 import { insertSettlement, type SettlementRow } from './settlements.js';
-import { insertEntries, type Transfer } from './transfers.js';
+import type { Transfer } from './transfers.js';
 
 export interface EventSource {
   provider: string;
@@ -13,8 +13,9 @@ export interface EventSource {
 export interface AppliedIntent {
   settlement: SettlementRow;
   /**
-   * The entries written, whose account projections the caller still has to move
-   * (moveProjections, in `lockOrder`): settle does that last, see settle.ts.
+   * The entries to write. The caller posts them with the account projections, last and
+   * in `lockOrder` (write-decision.ts moveAccounts): a wallet's entries take their places
+   * in its order under its lock, in the statement that moves it (wallet-entries.ts).
    */
   transfers: Transfer[];
   /** wallet first, then the tenant's revenue account (DESIGN.md's lock order) */
@@ -25,8 +26,8 @@ export interface AppliedIntent {
 
 /**
  * Writes one intent of decide(): the settlement row first (its unique key is the
- * financial boundary), then its ledger entries and the hold. Runs inside settle's
- * transaction, on the locked job. The account projections are left to the caller.
+ * financial boundary), then the hold; returns its ledger entries, which the caller
+ * posts with the account projections. Runs inside settle's transaction, on the locked job.
  */
 export async function applyIntent(tx: Queryable, job: LockedJob, intent: Intent, source: EventSource | null): Promise<AppliedIntent> {
   const row = job.row;
@@ -52,7 +53,6 @@ export async function applyIntent(tx: Queryable, job: LockedJob, intent: Intent,
         holdTransfer(job, hold.revenue_account_id, hold.pending_entry_id, intent.key, 'capture', 'post_pending', intent.amount),
         holdTransfer(job, hold.revenue_account_id, hold.pending_entry_id, intent.key, 'release_remainder', 'void_pending', intent.remainder),
       ];
-      await insertEntries(tx, transfers);
       await markHoldResolved(tx, row.id, intent.amount, intent.remainder, intent.key);
       // Only a charge can overdraw: a zero capture merely voids the hold.
       return { settlement, transfers, lockOrder: [row.wallet_id, hold.revenue_account_id], charges: intent.amount > 0n };
@@ -67,7 +67,6 @@ export async function applyIntent(tx: Queryable, job: LockedJob, intent: Intent,
       });
       const hold = await findHold(tx, row.id);
       const transfers = [holdTransfer(job, hold.revenue_account_id, hold.pending_entry_id, intent.key, 'release', 'void_pending', intent.amount)];
-      await insertEntries(tx, transfers);
       await markHoldResolved(tx, row.id, 0n, intent.amount, intent.key);
       return { settlement, transfers, lockOrder: [row.wallet_id, hold.revenue_account_id], charges: false };
     }
@@ -94,7 +93,6 @@ export async function applyIntent(tx: Queryable, job: LockedJob, intent: Intent,
         tenantId: row.tenant_id,
         jobId: row.id,
       };
-      await insertEntries(tx, [transfer]);
       return { settlement, transfers: [transfer], lockOrder: [row.wallet_id, revenue], charges: charge };
     }
   }

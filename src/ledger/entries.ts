@@ -1,9 +1,9 @@
-import type { Queryable } from '../db/pool.js';
+import type { EntryType } from './transfers.js';
 
 export interface EntryRow {
   id: string;
   settlement_key: string;
-  entry_type: string;
+  entry_type: EntryType;
   flags: string;
   debit_account_id: string;
   credit_account_id: string;
@@ -12,6 +12,22 @@ export interface EntryRow {
   job_id: string | null;
   reference: string | null;
   created_at: Date;
+  /** the wallet whose order the entry is in, its number there, and the wallet's holdings after it (migrations/0009) */
+  wallet_id: string | null;
+  wallet_seq: bigint | null;
+  balance_after: bigint | null;
+  reserved_after: bigint | null;
+  /** created_at to the microsecond (ENTRY_INSTANT): selected beside the row where a wallet's entries are read */
+  created_at_text: string;
+}
+
+/**
+ * An entry's instant as RFC 3339 in UTC with microseconds, the ledger clock's precision:
+ * a JavaScript Date keeps milliseconds, and an instant rounded down would put the
+ * balance "at" an entry's own time before the entry.
+ */
+export function entryInstant(column = 'created_at'): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
 
 /**
@@ -20,18 +36,25 @@ export interface EntryRow {
  * accounts as the reservation it voids, but it gives the held money back, so it is
  * positive. Sums that mean something: balance = credit + capture + adjustment
  * entries; available = credit + reserve + release + release_remainder + adjustment.
+ * With the wallet's holdings right after it (its running balance and reserved amount).
  */
 export interface WalletEntry {
   id: string;
-  entryType: string;
+  entryType: EntryType;
   amount: bigint;
   settlementKey: string;
   jobId: string | null;
   reference: string | null;
-  createdAt: Date;
+  createdAt: string;
+  sequence: bigint;
+  balanceAfter: bigint;
+  reservedAfter: bigint;
 }
 
 export function asWalletEntry(row: EntryRow, walletId: string): WalletEntry {
+  if (row.wallet_id !== walletId || row.wallet_seq === null || row.balance_after === null || row.reserved_after === null) {
+    throw new Error(`entry ${row.id} is not in the order of wallet ${walletId}`);
+  }
   return {
     id: row.id,
     entryType: row.entry_type,
@@ -39,19 +62,9 @@ export function asWalletEntry(row: EntryRow, walletId: string): WalletEntry {
     settlementKey: row.settlement_key,
     jobId: row.job_id,
     reference: row.reference,
-    createdAt: row.created_at,
+    createdAt: row.created_at_text,
+    sequence: row.wallet_seq,
+    balanceAfter: row.balance_after,
+    reservedAfter: row.reserved_after,
   };
-}
-
-/** Newest first; `before` is the id of the last entry of the previous page (UUIDv7 sorts by time). */
-export async function listWalletEntries(db: Queryable, walletId: string, limit: number, before: string | null): Promise<WalletEntry[]> {
-  const result = await db.query<EntryRow>(
-    `select * from (
-       select * from ledger_entries where debit_account_id = $1 and ($3::uuid is null or id < $3)
-       union all
-       select * from ledger_entries where credit_account_id = $1 and ($3::uuid is null or id < $3)
-     ) e order by id desc limit $2`,
-    [walletId, limit, before],
-  );
-  return result.rows.map((row) => asWalletEntry(row, walletId));
 }

@@ -1,8 +1,9 @@
 import type { Queryable } from '../db/pool.js';
 import { holdKey } from '../lifecycle/index.js';
-import { systemAccountId } from './accounts.js';
+import { findSystemAccountId } from './accounts.js';
 import { InsufficientFunds, WalletNotFound } from './errors.js';
-import { insertEntries, moveProjections, type Transfer } from './transfers.js';
+import { moveProjections, type Transfer } from './transfers.js';
+import { postWalletEntries, type FundsGuard, type PostedToWallet } from './wallet-entries.js';
 
 export interface HoldRow {
   job_id: string;
@@ -37,24 +38,9 @@ export interface ReserveRequest {
  * money across tenants.
  */
 export async function reserveHold(tx: Queryable, request: ReserveRequest): Promise<HoldRow> {
-  const taken = await tx.query(
-    `update accounts set debits_pending = debits_pending + $2
-     where id = $1 and kind = 'wallet' and tenant_id = $3 and currency = $4
-       and credits_posted - debits_posted - debits_pending >= $2
-     returning id`,
-    [request.walletId, request.amount.toString(), request.tenantId, request.currency],
-  );
-  if (taken.rowCount === 0) {
-    // Only on refusal: tell "not this tenant's wallet in this currency" from "too little".
-    const wallet = await tx.query(`select 1 from accounts where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3`, [
-      request.walletId,
-      request.tenantId,
-      request.currency,
-    ]);
-    if (wallet.rowCount === 0) throw new WalletNotFound(request.walletId);
-    throw new InsufficientFunds(request.walletId, request.amount);
-  }
-  const revenue = await systemAccountId(tx, request.tenantId, request.currency, 'revenue');
+  // Opening a wallet creates the tenant's system accounts in its currency: none, no such wallet.
+  const revenue = await findSystemAccountId(tx, request.tenantId, request.currency, 'revenue');
+  if (revenue === null) throw new WalletNotFound(request.walletId);
   const transfer: Transfer = {
     settlementKey: holdKey(request.tenantId, request.jobId),
     entryType: 'reserve',
@@ -66,7 +52,20 @@ export async function reserveHold(tx: Queryable, request: ReserveRequest): Promi
     tenantId: request.tenantId,
     jobId: request.jobId,
   };
-  const [pendingEntryId] = await insertEntries(tx, [transfer]);
+  const guard = { tenantId: request.tenantId, currency: request.currency, available: request.amount };
+  // A zero hold writes no entry (an entry always moves money); the wallet is still checked.
+  const taken = request.amount === 0n ? await checkWallet(tx, request.walletId, guard) : await postWalletEntries(tx, request.walletId, [transfer], guard);
+  if (taken === null) {
+    // Only on refusal: tell "not this tenant's wallet in this currency" from "too little".
+    const wallet = await tx.query(`select 1 from accounts where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3`, [
+      request.walletId,
+      request.tenantId,
+      request.currency,
+    ]);
+    if (wallet.rowCount === 0) throw new WalletNotFound(request.walletId);
+    throw new InsufficientFunds(request.walletId, request.amount);
+  }
+  const pendingEntryId = taken.rows[0]?.id ?? null;
   await moveProjections(tx, [transfer], [request.walletId, revenue], new Set([request.walletId]));
   const hold = await tx.query<HoldRow>(
     `insert into holds (job_id, tenant_id, wallet_id, revenue_account_id, currency, amount, pending_entry_id, expires_at)
@@ -78,11 +77,22 @@ export async function reserveHold(tx: Queryable, request: ReserveRequest): Promi
       revenue,
       request.currency,
       request.amount.toString(),
-      pendingEntryId ?? null,
+      pendingEntryId,
       request.expiresAt,
     ],
   );
   return hold.rows[0]!;
+}
+
+/** The guard of a reservation without an entry (nothing to take, so nothing to lock): null when it refuses. */
+async function checkWallet(tx: Queryable, walletId: string, guard: FundsGuard): Promise<PostedToWallet | null> {
+  const found = await tx.query<{ balance: bigint }>(
+    `select credits_posted - debits_posted as balance from accounts
+     where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3 and credits_posted - debits_posted - debits_pending >= $4`,
+    [walletId, guard.tenantId, guard.currency, guard.available.toString()],
+  );
+  const row = found.rows[0];
+  return row ? { rows: [], balance: row.balance } : null;
 }
 
 export async function findHold(tx: Queryable, jobId: string): Promise<HoldRow> {

@@ -1,7 +1,8 @@
 import type { Queryable } from '../db/pool.js';
-import { newId } from '../ids.js';
 
-export type EntryType = 'credit' | 'reserve' | 'capture' | 'release_remainder' | 'release' | 'adjustment';
+/** Every entry type (migrations/0001_core.sql ledger_entries_type_known), in the order statements list them. */
+export const ENTRY_TYPES = ['credit', 'reserve', 'capture', 'release_remainder', 'release', 'adjustment'] as const;
+export type EntryType = (typeof ENTRY_TYPES)[number];
 /** TigerBeetle-style transfer flags; see migrations/0001_core.sql. */
 export type EntryFlags = 'posted' | 'pending' | 'post_pending' | 'void_pending';
 
@@ -19,7 +20,7 @@ export interface Transfer {
   reference?: string | null;
 }
 
-interface ProjectionDelta {
+export interface ProjectionDelta {
   debitsPending: bigint;
   debitsPosted: bigint;
   creditsPending: bigint;
@@ -27,7 +28,7 @@ interface ProjectionDelta {
 }
 
 /** How one transfer moves the four projection columns of its two accounts. */
-function deltas(transfer: Transfer): { debit: ProjectionDelta; credit: ProjectionDelta } {
+export function projectionDelta(transfer: Transfer): { debit: ProjectionDelta; credit: ProjectionDelta } {
   const a = transfer.amount;
   const zero: ProjectionDelta = { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n };
   switch (transfer.flags) {
@@ -46,54 +47,13 @@ function deltas(transfer: Transfer): { debit: ProjectionDelta; credit: Projectio
 }
 
 /**
- * Inserts the transfers and moves the account projections in the same transaction.
- * Zero amounts are skipped: an entry always moves money. Returns the entry ids in
- * input order (null where skipped).
- */
-export async function postTransfers(
-  tx: Queryable,
-  transfers: Transfer[],
-  lockOrder: string[],
-): Promise<{ ids: (string | null)[]; balances: Map<string, bigint> }> {
-  const ids = await insertEntries(tx, transfers);
-  const balances = await moveProjections(tx, transfers, lockOrder);
-  return { ids, balances };
-}
-
-export async function insertEntries(tx: Queryable, transfers: Transfer[]): Promise<(string | null)[]> {
-  const ids = transfers.map((t) => (t.amount === 0n ? null : newId()));
-  const moving = transfers.filter((t) => t.amount !== 0n);
-  if (moving.length === 0) return ids;
-  await tx.query({
-    name: 'insert_entries',
-    text: `insert into ledger_entries
-       (id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
-        amount, currency, tenant_id, job_id, reference)
-     select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::uuid[],
-                          $8::bigint[], $9::text[], $10::uuid[], $11::uuid[], $12::text[])`,
-    values: [
-      ids.filter((id) => id !== null),
-      moving.map((t) => t.settlementKey),
-      moving.map((t) => t.entryType),
-      moving.map((t) => t.flags),
-      moving.map((t) => t.pendingId ?? null),
-      moving.map((t) => t.debitAccountId),
-      moving.map((t) => t.creditAccountId),
-      moving.map((t) => t.amount.toString()),
-      moving.map((t) => t.currency),
-      moving.map((t) => t.tenantId),
-      moving.map((t) => t.jobId ?? null),
-      moving.map((t) => t.reference ?? null),
-    ],
-  });
-  return ids;
-}
-
-/**
  * Moves the projection columns for `transfers`, one UPDATE per account, in the order
  * given by `lockOrder` (wallets before the tenant's system accounts — DESIGN.md's one
  * lock order), so concurrent settlements never deadlock. `except` skips accounts whose
- * projection the caller already moved (the reservation's conditional write).
+ * projection the caller already moved: the wallets, whose entries are posted with their
+ * projection in one statement (wallet-entries.ts). The entries themselves are inserted
+ * there; an entry inserted by other means joins its wallet's order by the database's
+ * trigger (migrations/0009).
  * Returns each updated account's posted balance (credits − debits), for overdraft checks.
  */
 export async function moveProjections(
@@ -114,7 +74,7 @@ export async function moveProjections(
   };
   for (const t of transfers) {
     if (t.amount === 0n) continue;
-    const d = deltas(t);
+    const d = projectionDelta(t);
     add(t.debitAccountId, d.debit);
     add(t.creditAccountId, d.credit);
   }

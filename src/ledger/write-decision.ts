@@ -6,6 +6,7 @@ import { applyIntent } from './apply-intent.js';
 import { writeJob, type LockedJob } from './locked-job.js';
 import { findSettlement, type SettlementRow } from './settlements.js';
 import { moveProjections, type Transfer } from './transfers.js';
+import { postWalletEntries } from './wallet-entries.js';
 
 /**
  * The write half of a settlement, shared by settle() and settleBatch(): decide on the
@@ -88,19 +89,28 @@ export async function writeDecision(tx: Queryable, job: LockedJob, request: Sett
 }
 
 /**
- * Moves the account projections of everything written, then raises the alerts that
- * depend on the resulting balances. The wallet and revenue rows are the hot rows every
- * settlement of a wallet (and of a tenant) queues on, so they are updated last: their
- * locks are held for these statements and COMMIT only, not for the whole transaction.
+ * Posts the entries of everything written with the account projections, then raises the
+ * alerts that depend on the resulting balances. The wallet and revenue rows are the hot
+ * rows every settlement of a wallet (and of a tenant) queues on, so they are updated
+ * last: their locks are held for these statements and COMMIT only, not for the whole
+ * transaction. Each wallet is one statement that moves it and inserts its entries with
+ * their running balances, in its order (wallet-entries.ts); then the revenue accounts.
  */
 export async function moveAccounts(tx: Queryable, written: Written[]): Promise<SettleResult[]> {
-  const wallets = [...new Set(written.map((w) => w.job.row.wallet_id))].sort();
+  const byWallet = new Map<string, Transfer[]>();
+  for (const w of written) {
+    const moving = w.transfers.filter((t) => t.amount !== 0n);
+    if (moving.length > 0) byWallet.set(w.job.row.wallet_id, [...(byWallet.get(w.job.row.wallet_id) ?? []), ...moving]);
+  }
+  const wallets = [...byWallet.keys()].sort();
   const revenues = [...new Set(written.flatMap((w) => (w.revenueAccount ? [w.revenueAccount] : [])))].sort();
-  const balances = await moveProjections(
-    tx,
-    written.flatMap((w) => w.transfers),
-    [...wallets, ...revenues],
-  );
+  const balances = new Map<string, bigint>();
+  for (const wallet of wallets) {
+    const posted = await postWalletEntries(tx, wallet, byWallet.get(wallet)!);
+    if (!posted) throw new Error(`wallet ${wallet} vanished while settling`);
+    balances.set(wallet, posted.balance);
+  }
+  await moveProjections(tx, written.flatMap((w) => w.transfers), revenues, new Set(wallets));
   const balanceAfter = balancesAfterEach(written, balances);
   const results: SettleResult[] = [];
   for (const [i, w] of written.entries()) {

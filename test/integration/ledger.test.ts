@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import { walletBalances } from '../../src/ledger/accounts.js';
-import { listWalletEntries } from '../../src/ledger/entries.js';
+import { listWalletEntries } from '../../src/ledger/wallet-history.js';
 import { CreditKeyConflict, InsufficientFunds, WalletNotFound } from '../../src/ledger/errors.js';
 import { settle } from '../../src/ledger/settle.js';
 import { submitJob as submitInTx } from '../../src/jobs/submit.js';
@@ -162,7 +162,7 @@ describe('balances (CONTRACT: balance = posted credits − posted debits, reserv
     expect(await jobRow(db.pool, released.id)).toMatchObject({ state: 'released', captured: 0n, released: RESERVATION });
 
     // The wallet's entries, newest first, signed from its side: voids give held money back.
-    const entries = await listWalletEntries(db.pool, world.wallet.id, 100, null);
+    const entries = await listWalletEntries(db.pool, world.wallet.id, { limit: 100, cursor: null });
     expect(entries.map((e) => [e.entryType, e.amount])).toEqual([
       ['release', RESERVATION],
       ['release_remainder', 5_100n],

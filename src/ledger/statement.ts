@@ -1,0 +1,121 @@
+import { ENTRY_TYPES, type EntryType } from './transfers.js';
+
+/**
+ * A wallet's statement over [from, to): what it held before, every entry in the range
+ * with what it held after each, what it held at the end, and totals per entry type.
+ * Pure: the shell (wallet-history.ts) reads the entries, this builds and checks. The
+ * running values are the ones stored with the entries (migrations/0009); building a
+ * statement checks each against the one before and the entry's amount, so a statement
+ * never prints a balance its own lines contradict.
+ *
+ * Amounts are signed from the wallet's side, as in the entries list (entries.ts): a
+ * credit, a refund or a released hold positive; a reservation, a capture or a charge
+ * negative. What an entry does to the balance and to the reserved amount follows from
+ * its type and amount (entryChange).
+ */
+
+export interface Holdings {
+  balance: bigint;
+  reserved: bigint;
+}
+
+/** One entry of the wallet's order, as stored. */
+export interface ChainEntry {
+  id: string;
+  sequence: bigint;
+  /** RFC 3339 with microseconds, UTC */
+  createdAt: string;
+  entryType: EntryType;
+  jobId: string | null;
+  settlementKey: string;
+  reference: string | null;
+  amount: bigint;
+  balanceAfter: bigint;
+  reservedAfter: bigint;
+}
+
+export interface TypeTotal {
+  entryType: EntryType;
+  count: number;
+  amount: bigint;
+  balanceChange: bigint;
+  reservedChange: bigint;
+}
+
+export interface Statement {
+  from: string;
+  to: string;
+  opening: Holdings;
+  lines: ChainEntry[];
+  closing: Holdings;
+  /** one per entry type present in the range, in ENTRY_TYPES order */
+  totals: TypeTotal[];
+}
+
+/** How an entry moves the wallet's balance (posted) and reserved amount (open holds). */
+export function entryChange(entryType: EntryType, amount: bigint): Holdings {
+  switch (entryType) {
+    case 'credit':
+    case 'adjustment':
+      return { balance: amount, reserved: 0n };
+    case 'capture':
+      // posts held money: the balance falls by it, and so does what is held
+      return { balance: amount, reserved: amount };
+    case 'reserve':
+    case 'release':
+    case 'release_remainder':
+      return { balance: 0n, reserved: -amount };
+  }
+}
+
+export class StatementChainBroken extends Error {
+  constructor(entry: ChainEntry, expected: Holdings) {
+    super(
+      `entry ${entry.id} (number ${entry.sequence} of its wallet) says balance ${entry.balanceAfter}, reserved ${entry.reservedAfter} after it; ` +
+        `the entries before it and its amount give ${expected.balance}, ${expected.reserved} (run tally reconcile: running_balance_drift)`,
+    );
+    this.name = 'StatementChainBroken';
+  }
+}
+
+/**
+ * The statement from the wallet's holdings before the range (`before`: the newest entry
+ * before `from`, null when there is none) and the range's entries in the wallet's order.
+ * Throws StatementChainBroken when a stored running value disagrees with its entry.
+ */
+export function buildStatement(range: { from: string; to: string }, before: Holdings | null, lines: ChainEntry[]): Statement {
+  const opening = before ?? { balance: 0n, reserved: 0n };
+  let held = opening;
+  const totals = new Map<EntryType, TypeTotal>();
+  for (const line of lines) {
+    const change = entryChange(line.entryType, line.amount);
+    const expected = { balance: held.balance + change.balance, reserved: held.reserved + change.reserved };
+    if (expected.balance !== line.balanceAfter || expected.reserved !== line.reservedAfter) throw new StatementChainBroken(line, expected);
+    held = expected;
+    const total = totals.get(line.entryType) ?? { entryType: line.entryType, count: 0, amount: 0n, balanceChange: 0n, reservedChange: 0n };
+    total.count += 1;
+    total.amount += line.amount;
+    total.balanceChange += change.balance;
+    total.reservedChange += change.reserved;
+    totals.set(line.entryType, total);
+  }
+  return {
+    from: range.from,
+    to: range.to,
+    opening,
+    lines,
+    closing: held,
+    totals: ENTRY_TYPES.flatMap((t) => (totals.has(t) ? [totals.get(t)!] : [])),
+  };
+}
+
+/**
+ * The statement of [from, to) cut from a wallet's whole order, as the database query
+ * does it (instants rise along the order, so the range is a contiguous run of it).
+ * Instants compare as strings: RFC 3339 in UTC with a fixed number of digits.
+ */
+export function statementOf(chain: readonly ChainEntry[], from: string, to: string): Statement {
+  const before = chain.filter((e) => e.createdAt < from).at(-1);
+  const lines = chain.filter((e) => e.createdAt >= from && e.createdAt < to);
+  return buildStatement({ from, to }, before ? { balance: before.balanceAfter, reserved: before.reservedAfter } : null, lines);
+}

@@ -1,0 +1,133 @@
+import type { Queryable } from '../db/pool.js';
+import { newId } from '../ids.js';
+import { entryInstant, type EntryRow } from './entries.js';
+import { projectionDelta, type Transfer } from './transfers.js';
+
+/**
+ * Posting entries to a wallet: ONE statement moves the wallet's projection, takes the
+ * next places in the wallet's order (migrations/0009) and inserts the entries with their
+ * running balances. The UPDATE takes the wallet row's lock and, under READ COMMITTED,
+ * returns the row as the last writer committed it, so the numbers and the instant come
+ * from whoever held the lock before — lock order, which for one wallet is commit order.
+ * The entries are inserted in the same statement, under that lock: no extra round trip
+ * on the settle path, and no window in which another writer could take a place between
+ * them. (A separate "read the last entry" would not do: a statement's snapshot predates
+ * its lock wait and misses the entry the previous holder just committed.)
+ */
+
+/** How a transfer moves a wallet's balance (posted credits − posted debits) and reserved amount (its pending debits). */
+export function walletDelta(t: Pick<Transfer, 'flags' | 'amount' | 'debitAccountId' | 'creditAccountId'>, walletId: string): { balance: bigint; reserved: bigint } {
+  const posts = t.flags === 'posted' || t.flags === 'post_pending';
+  const balance = !posts ? 0n : t.creditAccountId === walletId ? t.amount : t.debitAccountId === walletId ? -t.amount : 0n;
+  let reserved = 0n;
+  if (t.debitAccountId === walletId) {
+    if (t.flags === 'pending') reserved = t.amount;
+    else if (t.flags === 'post_pending' || t.flags === 'void_pending') reserved = -t.amount;
+  }
+  return { balance, reserved };
+}
+
+/** Only for a reservation: the wallet must be the tenant's, in this currency, with this much available. */
+export interface FundsGuard {
+  tenantId: string;
+  currency: string;
+  available: bigint;
+}
+
+export interface PostedToWallet {
+  /** the inserted entries, in input order (zero amounts are not entries) */
+  rows: EntryRow[];
+  /** the wallet's posted balance after them, for overdraft checks */
+  balance: bigint;
+}
+
+const INSERT_COLUMNS = `id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
+  amount, currency, tenant_id, job_id, reference, created_at, wallet_id, wallet_seq, balance_after, reserved_after`;
+
+function statement(guarded: boolean): string {
+  return `with head as (
+    update accounts set debits_pending = debits_pending + $2, debits_posted = debits_posted + $3,
+                        credits_pending = credits_pending + $4, credits_posted = credits_posted + $5,
+                        entry_seq = entry_seq + $6, running_balance = running_balance + $7, running_reserved = running_reserved + $8,
+                        last_entry_at = greatest(clock_timestamp(), last_entry_at)
+    where id = $1${guarded ? ` and kind = 'wallet' and tenant_id = $23 and currency = $24 and credits_posted - debits_posted - debits_pending >= $25` : ''}
+    returning entry_seq, running_balance, running_reserved, last_entry_at, credits_posted - debits_posted as balance
+  ), inserted as (
+    insert into ledger_entries (${INSERT_COLUMNS})
+    select e.id, e.settlement_key, e.entry_type, e.flags, e.pending_id, e.debit_account_id, e.credit_account_id,
+           e.amount, e.currency, e.tenant_id, e.job_id, e.reference, head.last_entry_at, $1,
+           head.entry_seq - $6 + e.n, head.running_balance - e.balance_later, head.running_reserved - e.reserved_later
+    from head cross join unnest($9::uuid[], $10::text[], $11::text[], $12::text[], $13::uuid[], $14::uuid[], $15::uuid[],
+                                $16::bigint[], $17::text[], $18::uuid[], $19::uuid[], $20::text[], $21::bigint[], $22::bigint[])
+         with ordinality as e(id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
+                              amount, currency, tenant_id, job_id, reference, balance_later, reserved_later, n)
+    returning *
+  )
+  select (select balance from head) as wallet_balance, inserted.*, ${entryInstant('inserted.created_at')} as created_at_text
+  from inserted order by wallet_seq`;
+}
+
+/**
+ * Posts `transfers` (each with `walletId` on one side) to the wallet: projection, order
+ * and entries in one statement. With a guard, nothing is written unless the wallet is the
+ * tenant's, in the currency, with `available` covering the amount: null then. Transfers of
+ * zero are skipped (an entry always moves money); at least one must move some.
+ */
+export async function postWalletEntries(tx: Queryable, walletId: string, transfers: Transfer[], guard?: FundsGuard): Promise<PostedToWallet | null> {
+  const moving = transfers.filter((t) => t.amount !== 0n);
+  if (moving.length === 0) throw new RangeError(`nothing to post to wallet ${walletId}: every transfer is zero`);
+  const projection = { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n };
+  const deltas = moving.map((t) => {
+    const side = t.debitAccountId === walletId ? projectionDelta(t).debit : t.creditAccountId === walletId ? projectionDelta(t).credit : null;
+    if (!side) throw new RangeError(`a transfer of ${t.settlementKey} posted to wallet ${walletId} does not touch it`);
+    projection.debitsPending += side.debitsPending;
+    projection.debitsPosted += side.debitsPosted;
+    projection.creditsPending += side.creditsPending;
+    projection.creditsPosted += side.creditsPosted;
+    return walletDelta(t, walletId);
+  });
+  // What the entries after each one move: its running value is the head's minus that.
+  const balanceLater: bigint[] = new Array(moving.length);
+  const reservedLater: bigint[] = new Array(moving.length);
+  let balance = 0n;
+  let reserved = 0n;
+  for (let i = moving.length - 1; i >= 0; i--) {
+    balanceLater[i] = balance;
+    reservedLater[i] = reserved;
+    balance += deltas[i]!.balance;
+    reserved += deltas[i]!.reserved;
+  }
+  const values: unknown[] = [
+    walletId,
+    projection.debitsPending.toString(),
+    projection.debitsPosted.toString(),
+    projection.creditsPending.toString(),
+    projection.creditsPosted.toString(),
+    moving.length,
+    balance.toString(),
+    reserved.toString(),
+    moving.map(() => newId()),
+    moving.map((t) => t.settlementKey),
+    moving.map((t) => t.entryType),
+    moving.map((t) => t.flags),
+    moving.map((t) => t.pendingId ?? null),
+    moving.map((t) => t.debitAccountId),
+    moving.map((t) => t.creditAccountId),
+    moving.map((t) => t.amount.toString()),
+    moving.map((t) => t.currency),
+    moving.map((t) => t.tenantId),
+    moving.map((t) => t.jobId ?? null),
+    moving.map((t) => t.reference ?? null),
+    balanceLater.map(String),
+    reservedLater.map(String),
+  ];
+  if (guard) values.push(guard.tenantId, guard.currency, guard.available.toString());
+  const result = await tx.query<EntryRow & { wallet_balance: bigint }>({
+    name: guard ? 'post_wallet_entries_guarded' : 'post_wallet_entries',
+    text: statement(guard !== undefined),
+    values,
+  });
+  const first = result.rows[0];
+  if (!first) return null;
+  return { rows: result.rows, balance: first.wallet_balance };
+}
