@@ -26,6 +26,7 @@ import { reconciliationRoutes } from './routes/reconciliation.js';
 import { homeRoutes } from './routes/home.js';
 import { overviewRoutes } from './routes/overview.js';
 import { listRoutes } from './routes/lists.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
 import { consoleRoutes } from '../console/routes.js';
 
 export interface AppOptions {
@@ -105,6 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   homeRoutes(api);
   overviewRoutes(api, context);
   listRoutes(api, context);
+  apiKeyRoutes(api, context);
   await consoleRoutes(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -42,16 +42,31 @@ function bearer(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
+/**
+ * A live key's tenant, read from the database on every request (no cache: the request
+ * after a revoke commits is refused). The same statement keeps the key's last_used_at,
+ * to the minute: it writes only when the stored value is older than a minute, so a busy
+ * key costs one row update a minute, not one per request, and nothing runs after the
+ * answer that could fail unseen. Concurrent first uses of a minute queue briefly on the
+ * row and the later ones, re-reading it, write nothing.
+ */
+const LOOK_UP_API_KEY = `
+  with live as (
+    select id, tenant_id from api_keys where key_hash = $1 and revoked_at is null
+  ), touched as (
+    update api_keys k set last_used_at = now()
+    from live
+    where k.id = live.id and (k.last_used_at is null or k.last_used_at < now() - interval '1 minute')
+  )
+  select tenant_id from live`;
+
 async function identify(request: FastifyRequest, db: Queryable): Promise<Principal | null> {
   const token = bearer(request);
   if (!token) return null;
   const adminToken = process.env.TALLY_ADMIN_TOKEN;
   if (adminToken && sameSecret(token, adminToken)) return { kind: 'admin' };
   if (!token.startsWith(API_KEY_PREFIX)) return null;
-  const result = await db.query<{ tenant_id: string }>(
-    'select tenant_id from api_keys where key_hash = $1 and revoked_at is null',
-    [hashApiKey(token)],
-  );
+  const result = await db.query<{ tenant_id: string }>(LOOK_UP_API_KEY, [hashApiKey(token)]);
   const tenantId = result.rows[0]?.tenant_id;
   return tenantId ? { kind: 'tenant', tenantId } : null;
 }

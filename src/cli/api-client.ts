@@ -79,7 +79,7 @@ export async function bearerToken(caller: Caller, options: ApiOptions, env: Node
 
 export interface Call {
   caller: Caller;
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   body?: unknown;
   idempotencyKey?: string;

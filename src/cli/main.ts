@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { DISCARD_NOTE_MAX_LENGTH } from '../queue/index.js';
 import { reportFatal } from './fatal.js';
+import { registerApiKeyCommands } from './api-key-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerSendWebhook } from './send-webhook.js';
 
@@ -75,6 +76,7 @@ program
 
 // Over the HTTP API of a running server (--url, --token): the operator's common actions.
 registerOperatorCommands(program);
+registerApiKeyCommands(program);
 registerSendWebhook(program);
 
 program.parseAsync(process.argv).catch(reportFatal);
