@@ -1,0 +1,166 @@
+import fc from 'fast-check';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { statementCsv } from '../../src/api/statement-csv.js';
+import { canonicalInstant } from '../../src/ledger/instant.js';
+import { StatementChainBroken, buildStatement, entryChange, statementOf, type ChainEntry, type Holdings } from '../../src/ledger/statement.js';
+import { ENTRY_TYPES, type EntryType } from '../../src/ledger/transfers.js';
+import { formatAmount } from '../../src/money/index.js';
+
+/**
+ * Statements (src/ledger/statement.ts), as properties over random wallet histories: any
+ * sequence of entries of every type, instants rising with ties, cut at random instants
+ * (inside, between, before and after the entries). The running values are made the way
+ * the database makes them (the prefix sums along the wallet's order), then:
+ * opening + the lines = closing, the totals say the same, consecutive statements chain,
+ * and together the statements hold every entry of their span once, in order.
+ */
+
+const RUNS = 1000;
+const START = Date.parse('2026-12-01T00:00:00Z');
+
+/** A canonical instant some microseconds after START. */
+function instant(micros: number): string {
+  const ms = START + Math.floor(micros / 1000);
+  return `${new Date(ms).toISOString().slice(0, 23)}${String(micros % 1000).padStart(3, '0')}Z`;
+}
+
+const amount = fc.bigInt({ min: 1n, max: 10_000_000_000n });
+const step = fc.record({
+  entryType: fc.constantFrom(...ENTRY_TYPES),
+  magnitude: amount,
+  refund: fc.boolean(),
+  /** microseconds after the entry before: 0 is a tie (entries of one statement share an instant) */
+  gap: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5_000_000 })),
+  reference: fc.option(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('pay,1', 'say "hi"', 'two\r\nlines', '')), { nil: null }),
+});
+
+/** The wallet's order: amounts signed from the wallet's side as the entries list signs them; running values as the database stores them. */
+type Step = { entryType: EntryType; magnitude: bigint; refund: boolean; gap: number; reference: string | null };
+
+function chainOf(steps: Step[]): ChainEntry[] {
+  let held: Holdings = { balance: 0n, reserved: 0n };
+  let at = 0;
+  return steps.map((s, i) => {
+    at += s.gap;
+    const sign = s.entryType === 'credit' || s.entryType === 'release' || s.entryType === 'release_remainder' || (s.entryType === 'adjustment' && s.refund) ? 1n : -1n;
+    const signed = sign * s.magnitude;
+    const change = entryChange(s.entryType, signed);
+    held = { balance: held.balance + change.balance, reserved: held.reserved + change.reserved };
+    return {
+      id: `entry-${i + 1}`,
+      sequence: BigInt(i + 1),
+      createdAt: instant(at),
+      entryType: s.entryType,
+      jobId: s.entryType === 'credit' ? null : `job-${i % 7}`,
+      settlementKey: `t:job-${i % 7}:${s.entryType}:1`,
+      reference: s.reference,
+      amount: signed,
+      balanceAfter: held.balance,
+      reservedAfter: held.reserved,
+    };
+  });
+}
+
+const history = fc.record({
+  steps: fc.array(step, { maxLength: 60 }),
+  /** cut instants, microseconds after START: sorted and distinct below */
+  cuts: fc.uniqueArray(fc.integer({ min: 0, max: 200_000_000 }), { minLength: 2, maxLength: 6 }),
+});
+
+const plus = (a: Holdings, b: Holdings): Holdings => ({ balance: a.balance + b.balance, reserved: a.reserved + b.reserved });
+
+describe('a statement', () => {
+  it(`opening + lines = closing; the totals agree; consecutive statements chain and hold every entry once (${RUNS} histories)`, () => {
+    fc.assert(
+      fc.property(history, ({ steps, cuts }) => {
+        const chain = chainOf(steps);
+        const bounds = [...cuts].sort((a, b) => a - b).map(instant);
+        const statements = bounds.slice(1).map((to, i) => statementOf(chain, bounds[i]!, to));
+        for (const [i, s] of statements.entries()) {
+          const summed = s.lines.reduce((held, line) => plus(held, entryChange(line.entryType, line.amount)), s.opening);
+          expect(s.closing).toEqual(summed);
+          const totals = s.totals.reduce((held, t) => plus(held, { balance: t.balanceChange, reserved: t.reservedChange }), s.opening);
+          expect(s.closing).toEqual(totals);
+          expect(s.totals.reduce((n, t) => n + t.count, 0)).toBe(s.lines.length);
+          for (const t of s.totals) expect(t.amount).toBe(s.lines.filter((l) => l.entryType === t.entryType).reduce((sum, l) => sum + l.amount, 0n));
+          if (s.lines.length > 0) expect(s.closing).toEqual({ balance: s.lines.at(-1)!.balanceAfter, reserved: s.lines.at(-1)!.reservedAfter });
+          if (i > 0) expect(s.opening).toEqual(statements[i - 1]!.closing);
+        }
+        // Together: every entry of [first cut, last cut) once, in the wallet's order.
+        const span = chain.filter((e) => e.createdAt >= bounds[0]! && e.createdAt < bounds.at(-1)!);
+        expect(statements.flatMap((s) => s.lines)).toEqual(span);
+        // From the wallet's first instant on, the opening is nothing; after its last entry, the closing is all of it.
+        const everything = statementOf(chain, instant(0), instant(10_000_000_000));
+        expect(everything.opening).toEqual({ balance: 0n, reserved: 0n });
+        expect(everything.closing).toEqual(chain.length ? { balance: chain.at(-1)!.balanceAfter, reserved: chain.at(-1)!.reservedAfter } : { balance: 0n, reserved: 0n });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it(`refuses to print a running balance its lines contradict (${RUNS} histories)`, () => {
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), fc.nat(), fc.bigInt({ min: -1000n, max: 1000n }).filter((d) => d !== 0n), (steps, pick, delta) => {
+        const chain = chainOf(steps);
+        const broken = pick % chain.length;
+        const tampered = chain.map((e, i) => (i === broken ? { ...e, balanceAfter: e.balanceAfter + delta } : e));
+        expect(() => buildStatement({ from: instant(0), to: instant(10_000_000_000) }, null, tampered)).toThrow(StatementChainBroken);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it(`as CSV: the same opening, lines, closing and totals, whatever a reference holds (${RUNS / 4} histories)`, () => {
+    fc.assert(
+      fc.property(history, ({ steps, cuts }) => {
+        const chain = chainOf(steps);
+        const [from, to] = [Math.min(...cuts), Math.max(...cuts)].map(instant) as [string, string];
+        const s = statementOf(chain, from, to);
+        const rows = parse(statementCsv(s), { columns: true }) as Record<string, string>[];
+        expect(rows.map((r) => r.row)).toEqual(['opening', ...s.lines.map(() => 'entry'), 'closing', ...s.totals.map(() => 'total')]);
+        expect(rows[0]).toMatchObject({ created_at: from, balance_after: formatAmount(s.opening.balance), reserved_after: formatAmount(s.opening.reserved) });
+        expect(rows.filter((r) => r.row === 'entry').map((r) => [r.entry_id, r.created_at, r.entry_type, r.reference, r.amount, r.balance_after, r.available_after])).toEqual(
+          s.lines.map((l) => [l.id, l.createdAt, l.entryType, l.reference ?? '', formatAmount(l.amount), formatAmount(l.balanceAfter), formatAmount(l.balanceAfter - l.reservedAfter)]),
+        );
+        expect(rows.filter((r) => r.row === 'total').map((r) => [r.entry_type, r.count, r.amount])).toEqual(s.totals.map((t) => [t.entryType, String(t.count), formatAmount(t.amount)]));
+      }),
+      { numRuns: RUNS / 4 },
+    );
+  });
+});
+
+describe('canonicalInstant', () => {
+  it.each([
+    ['2026-12-01T10:00:00Z', '2026-12-01T10:00:00.000000Z'],
+    ['2026-12-01T10:00Z', '2026-12-01T10:00:00.000000Z'],
+    ['2026-12-01T10:00:00.5Z', '2026-12-01T10:00:00.500000Z'],
+    ['2026-12-01T10:00:00.123456+02:00', '2026-12-01T08:00:00.123456Z'],
+    ['2026-12-31T23:30:00.000001-01:00', '2027-01-01T00:30:00.000001Z'],
+    ['2026-12-01t10:00:00z', '2026-12-01T10:00:00.000000Z'],
+  ])('%s → %s', (text, canonical) => {
+    expect(canonicalInstant(text)).toBe(canonical);
+  });
+
+  it.each(['2026-02-31T00:00:00Z', '2026-12-01T24:00:00Z', '2026-12-01T10:00:60Z', '2026-12-01T10:00:00.1234567Z', '2026-12-01 10:00:00Z', '2026-12-01T10:00:00', '0000-01-01T00:00:00Z', '2026-12-01T10:00:00+24:00', 'yesterday'])(
+    'refuses %s',
+    (text) => {
+      expect(canonicalInstant(text)).toBeNull();
+    },
+  );
+
+  it(`orders as the instants do (${RUNS} pairs)`, () => {
+    const text = fc.tuple(fc.integer({ min: 0, max: 4_000_000_000 }), fc.integer({ min: 0, max: 999_999 }), fc.integer({ min: -14 * 60, max: 14 * 60 })).map(([seconds, micros, offset]) => {
+      const local = new Date((seconds + offset * 60) * 1000).toISOString().slice(0, 19);
+      const zone = offset === 0 ? 'Z' : `${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}:${String(Math.abs(offset) % 60).padStart(2, '0')}`;
+      return { text: `${local}.${String(micros).padStart(6, '0')}${zone}`, at: BigInt(seconds) * 1_000_000n + BigInt(micros) };
+    });
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        const [x, y] = [canonicalInstant(a.text)!, canonicalInstant(b.text)!];
+        expect(x < y ? -1 : x > y ? 1 : 0).toBe(a.at === b.at ? 0 : a.at < b.at ? -1 : 1);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
