@@ -82,11 +82,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   const lines = Object.entries(weights).map(([name, bytes]) => `${name}: ${(bytes / 1024).toFixed(1)} KiB`);
-  if (lines.length) console.log(`console page weights (HTML + CSS + JS, uncompressed): ${lines.join('; ')}`);
+  if (lines.length) console.log(`console page weights on a first visit (HTML + CSS + JS, uncompressed): ${lines.join('; ')}`);
 });
 
-/** Opens a page, records what it weighs (every response's body), keeps a screenshot. */
+/** Opens a page, records what it weighs on a first visit (every response's body, cache off), keeps a screenshot. */
 async function visit(page: Page, path: string, name: string) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
   let bytes = 0;
   const count = async (response: any) => {
     try {
@@ -99,6 +101,8 @@ async function visit(page: Page, path: string, name: string) {
   const response = await page.goto(`${server.url}${path}`);
   await page.waitForLoadState('networkidle');
   page.off('response', count);
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: false });
+  await cdp.detach();
   weights[name] = bytes;
   await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
   return response;
