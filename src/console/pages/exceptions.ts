@@ -19,9 +19,23 @@ function objectLinks(objects: Record<string, unknown>) {
   return Object.entries(objects).map(([key, value]) => {
     const id = String(value);
     if (key === 'job_id') return html`<div>job <a class="mono" href="/console/jobs/${id}">${id}</a></div>`;
+    if (key === 'tenant_id') return html`<div>tenant <a class="mono" href="/console/tenants/${id}">${id}</a></div>`;
     if (key === 'wallet_id' || key === 'account_id') return html`<div>${key.replace('_id', '')} <a class="mono" href="/console/wallets/${id}">${id}</a></div>`;
     return html`<div>${key} <code>${id}</code></div>`;
   });
+}
+
+/** An exception's detail as labelled lines rather than raw JSON. */
+function detailLines(detail: Record<string, unknown>) {
+  const show = (value: unknown): string =>
+    value === null || value === undefined
+      ? '—'
+      : Array.isArray(value)
+        ? value.map(show).join(', ')
+        : typeof value === 'object'
+          ? Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k.replace(/_/g, ' ')} ${show(v)}`).join('; ')
+          : String(value);
+  return html`<dl class="detail">${Object.entries(detail ?? {}).map(([key, value]) => html`<dt>${key.replace(/_/g, ' ')}</dt><dd>${show(value)}</dd>`)}</dl>`;
 }
 
 export const exceptionsPage: PageHandler = async ({ api, request, context }) => {
@@ -40,10 +54,10 @@ export const exceptionsPage: PageHandler = async ({ api, request, context }) => 
       <a href="/console/exceptions?status=resolved"${status === 'resolved' ? html` aria-current="page"` : ''}>Resolved</a>
       <a class="button" href="/console/repair">Run reconciliation with repair…</a>
     </p>
-    <table><thead><tr><th>Class</th><th>About</th><th>Detail</th><th>Seen</th><th>${status === 'open' ? 'Resolve' : 'Note'}</th></tr></thead><tbody>
+    <table><thead><tr><th>Class</th><th>About</th><th>Detail</th><th>First seen</th><th>${status === 'open' ? 'Resolve' : 'Note'}</th></tr></thead><tbody>
     ${exceptions.data.map(
-      (e) => html`<tr><td>${badge(e.class)}</td><td>${objectLinks(e.objects)}</td><td><code>${JSON.stringify(e.detail)}</code></td>
-        <td>first ${when(e.first_seen_at)}<br>last ${when(e.last_seen_at)}</td>
+      (e) => html`<tr><td>${badge(e.class)}</td><td>${objectLinks(e.objects)}</td><td>${detailLines(e.detail)}</td>
+        <td class="seen">${when(e.first_seen_at)}${e.last_seen_at !== e.first_seen_at ? html`<br><small>last ${when(e.last_seen_at)}</small>` : ''}</td>
         <td>${
           e.resolved
             ? html`${e.resolution_note}`
