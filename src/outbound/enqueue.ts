@@ -1,0 +1,98 @@
+import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { Queryable } from '../db/pool.js';
+import { newId } from '../ids.js';
+import { MESSAGE_DATA_SCHEMAS, PING_EVENT_TYPE, type MessageData, type MessageType, type OutboundEventType } from './events.js';
+
+/**
+ * The outbox's write side. A message is written in the caller's transaction — the one
+ * that commits the effect it reports — with one delivery per enabled endpoint of the
+ * tenant subscribed to its type, in one statement: a message (and its deliveries) exists
+ * exactly when that transaction commits. No external call and no lock beyond the foreign
+ * key checks on the endpoints (shared locks), so a settlement transaction can afford it,
+ * once per effect or once per batch.
+ */
+
+/** One message to write: whose, what happened, and the details (`data`, typed per event type). */
+export type NewMessage = { [T in OutboundEventType]: { tenantId: string; type: T; data: MessageData<T> } }[OutboundEventType];
+
+/** A message's id: its `webhook-id`, stable across attempts and replays, so receivers can drop duplicates. */
+export function newMessageId(): string {
+  return `msg_${newId()}`;
+}
+
+const ENQUEUE = `
+  with message as (
+    insert into outbound_messages (id, tenant_id, type, payload, created_at)
+    select m.id, m.tenant_id, m.type,
+           jsonb_build_object('type', m.type, 'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', m.data),
+           now()
+    from unnest($1::text[], $2::uuid[], $3::text[], $4::jsonb[]) as m(id, tenant_id, type, data)
+    returning id, tenant_id, type
+  )
+  insert into outbound_deliveries (message_id, endpoint_id)
+  select message.id, e.id
+  from message
+  join webhook_endpoints e
+    on e.tenant_id = message.tenant_id
+   and e.disabled_at is null
+   and (e.events @> array[message.type] or e.events @> array['*']::text[])`;
+
+/** Writes one message in `tx`; returns its id. */
+export async function enqueueMessage(tx: Queryable, message: NewMessage): Promise<string> {
+  const [id] = await enqueueMessages(tx, [message]);
+  return id!;
+}
+
+/** Writes several messages in `tx` with one statement (a settlement batch); returns their ids in order. */
+export async function enqueueMessages(tx: Queryable, messages: readonly NewMessage[]): Promise<string[]> {
+  if (messages.length === 0) return [];
+  for (const message of messages) checkDataInTests(message.type, message.data);
+  const ids = messages.map(() => newMessageId());
+  await tx.query({
+    name: 'enqueue_outbound_messages',
+    text: ENQUEUE,
+    values: [ids, messages.map((m) => m.tenantId), messages.map((m) => m.type), messages.map((m) => JSON.stringify(m.data))],
+  });
+  return ids;
+}
+
+/** A ping: a message to one endpoint only, whatever it subscribes to. Returns the message id. */
+export async function enqueuePing(tx: Queryable, tenantId: string, endpointId: string): Promise<string> {
+  const id = newMessageId();
+  await tx.query(
+    `with message as (
+       insert into outbound_messages (id, tenant_id, type, payload, created_at)
+       values ($1, $2, $3, jsonb_build_object('type', $3::text, 'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', $4::jsonb), now())
+       returning id
+     )
+     insert into outbound_deliveries (message_id, endpoint_id) select id, $5 from message`,
+    [id, tenantId, PING_EVENT_TYPE, JSON.stringify({ endpoint_id: endpointId }), endpointId],
+  );
+  return id;
+}
+
+/**
+ * Every test runs with TALLY_CHECK_RESPONSES=1: there, a `data` that breaks its type's
+ * documented schema throws (closed objects), so the documented shapes cannot drift from
+ * what the ledger sends. Elsewhere nothing is checked: the types already say it.
+ */
+function checkDataInTests(type: MessageType, data: unknown): void {
+  if (process.env.TALLY_CHECK_RESPONSES !== '1') return;
+  const schema = MESSAGE_DATA_SCHEMAS[type];
+  const closed = closedCopy(schema) as TSchema;
+  if (!Value.Check(closed, data)) {
+    const first = [...Value.Errors(closed, data)][0];
+    throw new Error(`outbound message ${type}: data breaks its schema at ${first?.path || '/'}: ${first?.message ?? 'invalid'}`);
+  }
+}
+
+/** The schema with every object closed (no property it does not declare). */
+function closedCopy(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closedCopy);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const copy: Record<string | symbol, unknown> = {};
+  for (const key of Reflect.ownKeys(schema)) copy[key] = closedCopy((schema as Record<string | symbol, unknown>)[key]);
+  if (copy.type === 'object' && copy.additionalProperties === undefined) copy.additionalProperties = false;
+  return copy;
+}

@@ -1,0 +1,77 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * What Tally tells tenants: the event types of outbound webhooks and the shape of each
+ * one's `data`. A message's body is `{type, timestamp, data}` (Standard Webhooks'
+ * recommended envelope); amounts are decimal strings in major units, as everywhere on the
+ * wire. The API documents these schemas, and tests check every enqueued `data` against them.
+ */
+
+/** The types an endpoint may subscribe to (`'*'` subscribes to all of them). */
+export const OUTBOUND_EVENT_TYPES = ['job.settled', 'wallet.credited', 'wallet.balance_low', 'wallet.overdrawn', 'hold.expired'] as const;
+export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
+
+/** Sent only by POST /v1/webhook-endpoints/{id}/ping, to that one endpoint, whatever it subscribes to. */
+export const PING_EVENT_TYPE = 'webhook.ping';
+export type MessageType = OutboundEventType | typeof PING_EVENT_TYPE;
+
+/** What an endpoint's `events` may hold. */
+export const ALL_EVENTS = '*';
+
+const Amount = Type.String({ description: 'a decimal string in major units, e.g. "12.500000"', examples: ['12.500000'] });
+const SignedAmount = Type.String({ description: 'a signed decimal string in major units (an adjustment may refund: negative)', examples: ['-0.001120'] });
+const Currency = Type.String({ description: 'ISO 4217', examples: ['USD'] });
+const Id = Type.String();
+
+export const JobSettledData = Type.Object(
+  {
+    charge_type: Type.Union([Type.Literal('capture'), Type.Literal('release'), Type.Literal('adjustment')]),
+    amount: SignedAmount,
+    currency: Currency,
+    settlement_key: Type.String(),
+    job: Type.Object({ id: Id, state: Type.String(), wallet_id: Id, model: Type.String(), provider: Type.String() }),
+  },
+  { description: 'a settlement committed: the capture, release or adjustment of a job' },
+);
+export const WalletCreditedData = Type.Object(
+  { wallet_id: Id, amount: Amount, currency: Currency, balance: SignedAmount, reference: Type.Union([Type.String(), Type.Null()]) },
+  { description: 'a credit was posted to the wallet; balance is after it' },
+);
+export const WalletBalanceLowData = Type.Object(
+  { wallet_id: Id, currency: Currency, threshold: Amount, available: SignedAmount },
+  { description: "the wallet's available amount fell below one of its thresholds (once per crossing)" },
+);
+export const WalletOverdrawnData = Type.Object(
+  { wallet_id: Id, currency: Currency, available: SignedAmount },
+  { description: 'a charge for work already delivered took the wallet below zero' },
+);
+export const HoldExpiredData = Type.Object(
+  { job_id: Id, wallet_id: Id, amount: Amount, currency: Currency },
+  { description: "a job's hold expired without a terminal event and was released" },
+);
+export const PingData = Type.Object({ endpoint_id: Id }, { description: 'a test message sent on request' });
+
+/** Each type's `data` schema, for the API description and for checks in tests. */
+export const MESSAGE_DATA_SCHEMAS = {
+  'job.settled': JobSettledData,
+  'wallet.credited': WalletCreditedData,
+  'wallet.balance_low': WalletBalanceLowData,
+  'wallet.overdrawn': WalletOverdrawnData,
+  'hold.expired': HoldExpiredData,
+  'webhook.ping': PingData,
+} as const satisfies Record<MessageType, TSchema>;
+
+/** The `data` a message of type T carries. */
+export type MessageData<T extends MessageType> = Static<(typeof MESSAGE_DATA_SCHEMAS)[T]>;
+
+/** The body of a message of type T: what every delivery of it sends. */
+export interface MessagePayload<T extends MessageType = MessageType> {
+  type: T;
+  /** when the message was written: its effect's commit, RFC 3339 */
+  timestamp: string;
+  data: MessageData<T>;
+}
+
+export function isOutboundEventType(value: string): value is OutboundEventType {
+  return (OUTBOUND_EVENT_TYPES as readonly string[]).includes(value);
+}

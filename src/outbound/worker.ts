@@ -1,0 +1,132 @@
+import type { Pool } from '../db/pool.js';
+import { claimDeliveries, type ClaimedDelivery } from './claim.js';
+import { deliver, type AttemptResult } from './deliver.js';
+import type { DestinationPolicy, Resolver } from './destinations.js';
+import { recordOutcome, type RecordedOutcome } from './outcome.js';
+import { afterFailure } from './retry-schedule.js';
+import type { OutboundSettings } from './settings.js';
+
+/** What the delivery worker logs to. */
+export interface DeliveryLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface DeliveryWorkerOptions {
+  settings: OutboundSettings;
+  policy: DestinationPolicy;
+  log: DeliveryLog;
+  /** DNS, replaceable in tests */
+  resolver?: Resolver;
+}
+
+/**
+ * Delivers outbound webhooks at least once: `settings.concurrency` loops, each claiming one
+ * due delivery (claim.ts: SKIP LOCKED, lease, claim token), sending it outside any
+ * transaction (deliver.ts), and recording the attempt and the outcome under the token
+ * (outcome.ts). A worker killed mid-delivery leaves its claim to lapse: the delivery is
+ * claimed and sent again — so receivers dedupe by webhook-id. Idle loops poll.
+ *
+ * `pool` is a function: the CLI's worker follows the database to a new pool when it
+ * moves (an embedded server restarted on another port), and this worker with it.
+ */
+export class DeliveryWorker {
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private readonly wakers = new Set<() => void>();
+
+  constructor(
+    private readonly pool: () => Pool,
+    private readonly options: DeliveryWorkerOptions,
+  ) {}
+
+  start(): void {
+    this.running = true;
+    for (let i = 0; i < this.options.settings.concurrency; i++) this.loops.push(this.loop());
+  }
+
+  /** Stops claiming; deliveries in flight finish (each within the timeout) and are recorded. */
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const wake of [...this.wakers]) wake();
+    await Promise.all(this.loops);
+    this.loops = [];
+  }
+
+  private async loop(): Promise<void> {
+    const { settings } = this.options;
+    while (this.running) {
+      let claims: ClaimedDelivery[];
+      try {
+        claims = await claimDeliveries(this.pool(), 1, settings.leaseSeconds);
+      } catch (error) {
+        this.options.log.warn({ err: error }, 'claiming outbound deliveries failed; retrying after the poll interval');
+        await this.idle();
+        continue;
+      }
+      const claim = claims[0];
+      if (!claim) {
+        await this.idle();
+        continue;
+      }
+      // Work is waiting: another idle loop may find more.
+      this.wakeOne();
+      await this.attempt(claim);
+    }
+  }
+
+  private async attempt(claim: ClaimedDelivery): Promise<void> {
+    const { settings, policy, resolver, log } = this.options;
+    const result = await deliver(
+      { url: claim.url, messageId: claim.message_id, body: JSON.stringify(claim.payload), secrets: claim.secrets },
+      { policy, timeoutMs: settings.timeoutMs, resolver },
+    );
+    const failure = result.delivered ? null : afterFailure(claim.attempts + 1, Date.now() - claim.created_at.getTime(), settings);
+    let outcome: RecordedOutcome;
+    try {
+      outcome = await recordOutcome(this.pool(), claim, result, failure, settings.disableAfterMs);
+    } catch (error) {
+      // The database is away: the lease lapses and the delivery is sent again later.
+      log.warn({ err: error, message_id: claim.message_id }, 'could not record an outbound delivery; it is sent again once its lease runs out');
+      await this.idle();
+      return;
+    }
+    logOutcome(log, claim, result, outcome);
+  }
+
+  private idle(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.wakers.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, this.options.settings.pollIntervalMs);
+      this.wakers.add(wake);
+    });
+  }
+
+  private wakeOne(): void {
+    const [first] = this.wakers;
+    first?.();
+  }
+}
+
+function logOutcome(log: DeliveryLog, claim: ClaimedDelivery, result: AttemptResult, outcome: RecordedOutcome): void {
+  const fields = {
+    message_id: claim.message_id,
+    type: claim.payload.type,
+    endpoint_id: claim.endpoint_id,
+    attempt: claim.attempts + 1,
+    status: result.status,
+    latency_ms: result.latencyMs,
+    error: result.error,
+  };
+  if (outcome.kind === 'lease_lost') return log.warn(fields, 'outbound delivery attempted after its lease ran out; another worker owns it now');
+  if (outcome.kind === 'dead') log.warn(fields, 'outbound delivery gave up: its retry window passed');
+  else if (outcome.kind === 'retry') log.info({ ...fields, retry_in_ms: outcome.delayMs }, 'outbound delivery failed; retrying');
+  if (outcome.kind !== 'delivered' && outcome.endpointDisabled) {
+    log.warn({ endpoint_id: claim.endpoint_id, tenant_id: claim.tenant_id }, 'webhook endpoint disabled: it failed without a success for too long (alert webhook_endpoint_disabled)');
+  }
+}
