@@ -83,6 +83,8 @@ export interface Call {
   path: string;
   body?: unknown;
   idempotencyKey?: string;
+  /** an Accept header (e.g. text/csv): a 2xx answer that is not JSON comes back as its text */
+  accept?: string;
 }
 
 /** One call; resolves with the 2xx answer's JSON, rejects with ApiRefused or NoAnswer. */
@@ -91,6 +93,7 @@ export async function callApi(options: ApiOptions, call: Call): Promise<unknown>
   const headers: Record<string, string> = { authorization: `Bearer ${await bearerToken(call.caller, options)}` };
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   if (call.idempotencyKey !== undefined) headers['idempotency-key'] = call.idempotencyKey;
+  if (call.accept !== undefined) headers.accept = call.accept;
   let response: Response;
   try {
     response = await fetch(url, { method: call.method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body) });

@@ -4,6 +4,7 @@ import { reportFatal } from './fatal.js';
 import { registerApiKeyCommands } from './api-key-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerSendWebhook } from './send-webhook.js';
+import { registerStatement } from './statement.js';
 
 export function positiveInteger(value: string): number {
   const n = Number(value);
@@ -78,5 +79,6 @@ program
 registerOperatorCommands(program);
 registerApiKeyCommands(program);
 registerSendWebhook(program);
+registerStatement(program);
 
 program.parseAsync(process.argv).catch(reportFatal);

@@ -274,6 +274,25 @@ describe('a hot wallet in time', () => {
     expect(held(previousClosing as { balance: string; reserved: string })).toEqual(chain.at(-1)!.held);
   });
 
+  it('tally statement prints the same statement, as JSON or with --csv; a refusal exits 1 with its code', async () => {
+    const [from, to] = [entries[0]!.created_at, entries.at(-1)!.created_at];
+    const cli = async (...args: string[]) => {
+      const run = runTally(['statement', world.walletId, '--from', from, '--to', to, '--url', server.url, ...args], { TALLY_API_KEY: world.apiKey, TALLY_ADMIN_TOKEN: '' });
+      return { exit: await run.exited, output: run.output() };
+    };
+    const json = await cli();
+    expect(json.exit, json.output).toBe(0);
+    expect(JSON.parse(json.output)).toEqual((await world.tenant.get(walletPath(world, `/statement?from=${from}&to=${to}`))).body);
+    const csv = await cli('--csv');
+    expect(csv.exit, csv.output).toBe(0);
+    expect(csv.output).toBe((await world.tenant.request('GET', walletPath(world, `/statement?from=${from}&to=${to}`), undefined, { accept: 'text/csv' })).body);
+    const closing = await cli('--field', 'closing.balance');
+    expect(closing.output.trim()).toMatch(/^-?\d+\.\d{6}$/);
+    const refused = runTally(['statement', world.walletId, '--from', to, '--to', from, '--url', server.url], { TALLY_API_KEY: world.apiKey, TALLY_ADMIN_TOKEN: '' });
+    expect(await refused.exited).toBe(1);
+    expect(refused.output()).toContain('400 invalid_request: to must be after from (param: to)');
+  });
+
   it('entries filters are honoured (entry_type, job_id, created range) and ending_before pages forward', async () => {
     const list = async (query: string) => {
       const answer = await world.tenant.get(walletPath(world, `/entries?${query.includes('limit=') ? '' : 'limit=100&'}${query}`));
