@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startEmbedded, type EmbeddedServer } from './app.js';
 import { benchPool, checkpoint, dropDatabase, recreateDatabase, serverInfo } from './database.js';
+import { formatBalanceAt, measureBalanceAt, type BalanceAtResult } from './balance-at.js';
 import { measureLimit, prepareLimit, type LimitResult } from './limit.js';
 import { procStat } from './procs.js';
 import { note } from './progress.js';
@@ -34,6 +35,9 @@ interface Options {
   keep: boolean;
   profile: boolean;
   pgSetting: string[];
+  balanceAtEntries: number;
+  balanceAtSamples: number;
+  balanceAtOnly?: boolean;
 }
 
 function positive(value: string): number {
@@ -78,7 +82,10 @@ function parseOptions(): Options {
     .option('--out <file>', 'also write the JSON report to this file')
     .option('--keep', 'keep the work folder (logs, databases) afterwards')
     .option('--no-profile', 'no pg_stat_statements, wait sampling or EXPLAIN')
-    .option('--pg-setting <name=value>', 'a setting of the embedded PostgreSQL, repeatable (experiments: synchronous_commit=off)', collectSetting, [] as string[]);
+    .option('--pg-setting <name=value>', 'a setting of the embedded PostgreSQL, repeatable (experiments: synchronous_commit=off)', collectSetting, [] as string[])
+    .option('--balance-at-entries <n>', 'entries of the wallet whose balance at an instant is measured (0: skip)', nonNegative, 1_000_000)
+    .option('--balance-at-samples <n>', 'random instants asked for', positive, 200)
+    .option('--balance-at-only', 'only the balance-at-an-instant measurement (no limit, no scenarios)');
   program.parse(process.argv);
   return program.opts<Options>();
 }
@@ -125,6 +132,22 @@ async function main(): Promise<boolean> {
     const admin = benchPool(adminUrl, 2);
     const info = await serverInfo(admin, localPostmaster).finally(() => admin.end());
     const connections = options.workers * options.workerConcurrency;
+    const balanceAt = (): Promise<BalanceAtResult> =>
+      measureBalanceAt({
+        adminUrl,
+        workDir,
+        logLevel: options.logLevel,
+        entries: options.balanceAtEntries,
+        samples: options.balanceAtSamples,
+        seed: options.seed,
+      });
+    if (options.balanceAtOnly) {
+      const result = await balanceAt();
+      process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatBalanceAt(result)}\n`);
+      ok = result.correct;
+      if (external && !options.keep) await dropDatabase(adminUrl, 'tally_bench_at');
+      return ok;
+    }
 
     note(`measuring the limit: ${connections} connections, ${options.limitSeconds} s per shape`);
     const limitUrl = await recreateDatabase(adminUrl, 'tally_bench_limit');
@@ -161,7 +184,9 @@ async function main(): Promise<boolean> {
       scenarios.push(result);
     }
 
-    ok = scenarios.every((s) => s.verification.ok);
+    const balanceAtResult = options.balanceAtEntries > 0 ? await balanceAt() : undefined;
+    if (balanceAtResult) note(`[balance-at] ?at= p50 ${balanceAtResult.latencyMs.p50.toFixed(2)} ms, p99 ${balanceAtResult.latencyMs.p99.toFixed(2)} ms; ${balanceAtResult.correct ? 'exact' : 'WRONG'}`);
+    ok = scenarios.every((s) => s.verification.ok) && (balanceAtResult?.correct ?? true);
     const report: BenchReport = {
       date: new Date().toISOString(),
       command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
@@ -171,13 +196,14 @@ async function main(): Promise<boolean> {
       limit,
       scenarios,
       ratios: ratiosOf(scenarios, limit),
+      ...(balanceAtResult ? { balanceAt: balanceAtResult } : {}),
       ok,
     };
     const json = JSON.stringify(report, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
     if (options.out) await writeFile(options.out, `${json}\n`);
     process.stdout.write(options.json ? `${json}\n` : `${formatReport(report)}\n`);
     if (!ok) note('the money is NOT exact: see "Verification" above');
-    if (external && !options.keep) for (const name of ['limit', ...options.scenarios]) await dropDatabase(adminUrl, `tally_bench_${name}`);
+    if (external && !options.keep) for (const name of ['limit', ...options.scenarios, ...(balanceAtResult ? ['at'] : [])]) await dropDatabase(adminUrl, `tally_bench_${name}`);
     return ok;
   } finally {
     await embedded?.stop();

@@ -1,3 +1,4 @@
+import { formatBalanceAt, type BalanceAtResult } from './balance-at.js';
 import type { LimitResult } from './limit.js';
 import type { ScenarioName, ScenarioResult } from './scenario.js';
 
@@ -20,6 +21,8 @@ export interface BenchReport {
   limit: LimitResult[];
   scenarios: ScenarioResult[];
   ratios: Record<ScenarioName, { jobsToLimit: number; jobsToLimitOneRow: number; eventsToLimit: number; deliveriesToLimit: number }>;
+  /** GET /v1/wallets/{id}?at= at a wallet of a million entries (bench/balance-at.ts) */
+  balanceAt?: BalanceAtResult;
   ok: boolean;
 }
 
@@ -165,5 +168,6 @@ export function formatReport(report: BenchReport): string {
     lines.push(`Verification — ${TITLES[s.name](s)}: ${s.verification.ok ? 'exact' : 'FAILED'}`);
     for (const c of s.verification.checks) lines.push(`  ${c.ok ? 'ok  ' : 'FAIL'} ${c.name} — ${c.detail}`);
   }
+  if (report.balanceAt) lines.push('', formatBalanceAt(report.balanceAt));
   return lines.join('\n');
 }
