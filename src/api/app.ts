@@ -27,6 +27,7 @@ import { homeRoutes } from './routes/home.js';
 import { overviewRoutes } from './routes/overview.js';
 import { listRoutes } from './routes/lists.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { consoleRoutes } from '../console/routes.js';
 
 export interface AppOptions {
@@ -107,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   overviewRoutes(api, context);
   listRoutes(api, context);
   apiKeyRoutes(api, context);
+  webhookEndpointRoutes(api, context);
   await consoleRoutes(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

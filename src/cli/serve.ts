@@ -3,6 +3,7 @@ import { migrate } from '../db/migrate.js';
 import { buildApp } from '../api/app.js';
 import { createMetrics } from '../api/metrics.js';
 import { startWorker, workerPoolOptions } from './worker-runtime.js';
+import { startDeliveries } from './outbound-runtime.js';
 import type { Worker } from '../worker/worker.js';
 import { keptAdminToken } from './admin-token.js';
 import { defaultHost, readyLines } from './serve-banner.js';
@@ -37,6 +38,8 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const host = process.env.HOST || defaultHost(db.embedded !== null);
   await app.listen({ port, host });
   const worker: Worker | null = options.workers > 0 ? await startWorker(db, options.workers, app.log, metrics) : null;
+  // Outbound webhooks go with the in-process worker: --workers 0 leaves them to `tally worker`.
+  const deliveries = options.workers > 0 ? startDeliveries(db, app.log) : null;
   if (keptTokenLine) console.log(keptTokenLine);
   const address = app.server.address();
   for (const line of readyLines(host, typeof address === 'object' && address ? address.port : port)) console.log(line);
@@ -47,6 +50,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     app.log.info('stopping: no new requests or claims; finishing what is in hand');
     await app.close();
     await worker?.stop();
+    await deliveries?.stop();
     await db.close();
     process.exit(0);
   };

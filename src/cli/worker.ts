@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { FollowingWorker, workerPoolOptions } from './worker-runtime.js';
+import { startDeliveries } from './outbound-runtime.js';
 
 export async function workerCommand(options: { concurrency: number }): Promise<void> {
   // A provider's api_key is write-only: should any object holding one be logged, it is censored.
@@ -12,6 +13,7 @@ export async function workerCommand(options: { concurrency: number }): Promise<v
   // port, a restart of PostgreSQL), the worker pauses and resumes wherever it answers.
   const worker = new FollowingWorker(db, options.concurrency, log);
   await worker.start();
+  const deliveries = startDeliveries(db, log);
   log.info({ concurrency: options.concurrency }, 'worker started');
   let stopping = false;
   const stop = async () => {
@@ -19,6 +21,7 @@ export async function workerCommand(options: { concurrency: number }): Promise<v
     stopping = true;
     log.info('stopping: no new claims; finishing the events in hand');
     await worker.stop();
+    await deliveries.stop();
     await db.close();
     process.exit(0);
   };
