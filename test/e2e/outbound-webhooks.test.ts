@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/transaction.js';
@@ -7,7 +9,7 @@ import { enqueueMessage } from '../../src/outbound/enqueue.js';
 import { afterFailure } from '../../src/outbound/retry-schedule.js';
 import { Client } from '../support/client.js';
 import { freshDatabase } from '../support/database.js';
-import { startServer, waitUntil } from '../support/server.js';
+import { freePort, startServer, waitUntil } from '../support/server.js';
 import { WebhookReceiver, type Received } from '../support/webhook-receiver.js';
 
 /**
@@ -267,6 +269,35 @@ describe('delivery', () => {
     expect((await stranger.client.post(`/v1/webhook-messages/${ids[0]}/replay`)).status).toBe(404);
     expect((await stranger.client.post(`/v1/webhook-endpoints/${endpoint.id}/replay`, { since })).status).toBe(404);
     expect((await tenant.client.post(`/v1/webhook-endpoints/${endpoint.id}/replay`, { since: 'yesterday' })).body.error.param).toBe('since');
+  });
+});
+
+describe("the receiver's guide example (examples/webhook-receiver.mjs)", () => {
+  it('verifies, answers 204, and handles a replayed message once', async () => {
+    const { client } = await newTenant('example');
+    const port = await freePort();
+    // Registered first: the example needs the secret to start.
+    const endpoint = await register(client, `http://127.0.0.1:${port}/`);
+    const example = spawn(process.execPath, [fileURLToPath(new URL('../../examples/webhook-receiver.mjs', import.meta.url))], {
+      env: { ...process.env, WEBHOOK_SECRET: endpoint.secret, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    example.stdout!.on('data', (chunk) => (output += chunk));
+    example.stderr!.on('data', (chunk) => (output += chunk));
+    try {
+      await waitUntil(() => output.includes('listening on'), 10_000);
+      const messageId = await ping(client, endpoint.id);
+      await waitUntil(() => output.includes(`received webhook.ping ${messageId}`));
+      expect((await client.post(`/v1/webhook-messages/${messageId}/replay`)).status).toBe(202);
+      await waitUntil(async () => (await deliveryStates(messageId)).join() === 'delivered,delivered');
+      expect(output.split(`received webhook.ping ${messageId}`)).toHaveLength(2);
+      expect((await attempts(client, endpoint.id)).map((a) => a.status)).toEqual([204, 204]);
+      const forged = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'webhook-id': 'msg_x', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' }, body: '{}' });
+      expect(forged.status).toBe(401);
+    } finally {
+      example.kill('SIGKILL');
+    }
   });
 });
 
