@@ -52,6 +52,8 @@ create table outbound_deliveries (
   state text not null default 'pending'
     constraint outbound_deliveries_state_valid check (state in ('pending', 'delivering', 'delivered', 'failed', 'dead')),
   attempts integer not null default 0,
+  -- when a worker may take it: the next attempt's time; while delivering, the lease's end
+  -- (a killed worker's claim is taken over then); 'infinity' while its endpoint is disabled
   next_attempt_at timestamptz not null default now(),
   lease_expires_at timestamptz,
   -- a fresh number at every claim: the outcome is written only under the token it was claimed with
@@ -59,9 +61,9 @@ create table outbound_deliveries (
   delivered_at timestamptz,
   created_at timestamptz not null default now()
 );
--- The claim: due deliveries, and claims whose lease ran out (a killed worker's).
-create index outbound_deliveries_due_idx on outbound_deliveries (next_attempt_at) where state in ('pending', 'failed');
-create index outbound_deliveries_lease_idx on outbound_deliveries (lease_expires_at) where state = 'delivering';
+-- The claim walks this index in time order and stops at its limit: due deliveries and
+-- lapsed leases alike (both are "next_attempt_at has come"), none of a disabled endpoint.
+create index outbound_deliveries_due_idx on outbound_deliveries (next_attempt_at) where state in ('pending', 'failed', 'delivering');
 create index outbound_deliveries_message_idx on outbound_deliveries (message_id);
 create index outbound_deliveries_endpoint_idx on outbound_deliveries (endpoint_id, id);
 

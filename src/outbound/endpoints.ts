@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { keyset, type PageRequest } from '../db/keyset.js';
+import { holdDeliveriesSql } from './endpoint-holds.js';
 
 /**
  * A tenant's webhook endpoints: where its messages go. Each statement is scoped by
@@ -67,14 +68,19 @@ export interface EndpointChange {
 
 export async function updateEndpoint(db: Queryable, id: string, tenantId: string | null, change: EndpointChange): Promise<EndpointRow | null> {
   const result = await db.query<EndpointRow>(
-    `update webhook_endpoints
+    `with changed as (
+     update webhook_endpoints
      set events = coalesce($3, events),
          description = case when $4 then $5 else description end,
          disabled_at = case when $6::boolean is null then disabled_at when $6 then coalesce(disabled_at, now()) end,
          disabled_reason = case when $6::boolean is null then disabled_reason when $6 then coalesce(case when disabled_at is not null then disabled_reason end, $7) end,
          failing_since = case when $6 = false then null else failing_since end
      where id = $1 and ($2::uuid is null or tenant_id = $2)
-     returning ${COLUMNS}`,
+     returning ${COLUMNS}
+     ), held as (
+       ${holdDeliveriesSql('changed.id', 'changed.disabled_at is not null', 'changed')} and $6::boolean is not null
+     )
+     select * from changed`,
     [id, tenantId, change.events ?? null, change.description !== undefined, change.description ?? null, change.disabled ?? null, change.reason ?? null],
   );
   return result.rows[0] ?? null;

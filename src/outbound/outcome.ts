@@ -3,6 +3,7 @@ import { withTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import type { ClaimedDelivery } from './claim.js';
 import type { AttemptResult } from './deliver.js';
+import { holdDeliveriesSql } from './endpoint-holds.js';
 import type { AfterFailure } from './retry-schedule.js';
 
 /** The alert class raised when an endpoint is disabled for failing too long. */
@@ -85,6 +86,7 @@ async function noteFailure(tx: PoolClient, claim: ClaimedDelivery, attempt: Atte
   });
   const row = disabled.rows[0];
   if (!row?.just_disabled) return false;
+  await tx.query(holdDeliveriesSql('$1', 'true'), [claim.endpoint_id]);
   await tx.query(
     `insert into alerts (id, tenant_id, job_id, class, source, detail)
      values ($1, $2, null, $3, $4, $5)

@@ -338,6 +338,9 @@ describe('failing endpoints', () => {
     expect(alert.rows).toHaveLength(1);
     expect(alert.rows[0]).toMatchObject({ tenant_id: tenantId, detail: { url: `${receiver.url}/`, last_status: 500 } });
     expect((await client.post(`/v1/webhook-endpoints/${endpoint.id}/ping`)).body.error.code).toBe('endpoint_disabled');
+    // Its open deliveries wait out of the claim's way until it is enabled.
+    const due = await shortDb.pool.query(`select 1 from outbound_deliveries where endpoint_id = $1 and state in ('pending', 'failed') and next_attempt_at <> 'infinity'`, [endpoint.id]);
+    expect(due.rowCount).toBe(0);
 
     healthy = true;
     const enabled = await client.request('PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { disabled: false });
@@ -345,6 +348,7 @@ describe('failing endpoints', () => {
     const replayed = await client.post(`/v1/webhook-endpoints/${endpoint.id}/replay`, { since });
     expect(replayed.body.replayed).toBeGreaterThan(0);
     await waitUntil(async () => (await shortDb.pool.query(`select 1 from outbound_deliveries where endpoint_id = $1 and state = 'delivered'`, [endpoint.id])).rowCount! >= replayed.body.replayed);
+    await waitUntil(async () => (await shortDb.pool.query(`select 1 from outbound_deliveries where endpoint_id = $1 and state in ('pending', 'failed', 'delivering')`, [endpoint.id])).rowCount === 0);
   });
 });
 
