@@ -50,10 +50,8 @@ export function projectionDelta(transfer: Transfer): { debit: ProjectionDelta; c
  * Moves the projection columns for `transfers`, one UPDATE per account, in the order
  * given by `lockOrder` (wallets before the tenant's system accounts — DESIGN.md's one
  * lock order), so concurrent settlements never deadlock. `except` skips accounts whose
- * projection the caller already moved: the wallets, whose entries are posted with their
- * projection in one statement (wallet-entries.ts). The entries themselves are inserted
- * there; an entry inserted by other means joins its wallet's order by the database's
- * trigger (migrations/0009).
+ * projection the caller already moved: the wallets, whose entries are inserted with their
+ * projection, in one statement (wallet-entries.ts). Here only the system accounts move.
  * Returns each updated account's posted balance (credits − debits), for overdraft checks.
  */
 export async function moveProjections(
