@@ -14,7 +14,11 @@ export const EventTypes = Type.Array(Type.Union([...OUTBOUND_EVENT_TYPES, ALL_EV
   uniqueItems: true,
   description: `the event types sent to this endpoint: any of ${OUTBOUND_EVENT_TYPES.join(', ')}; ["*"] for all, including types added later`,
 });
-export const EndpointUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'http or https, no credentials; public addresses only unless the operator allows more' });
+export const EndpointUrl = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'http or https, no credentials; public addresses only unless the operator allows more',
+});
 export const Description = Type.String({ maxLength: 500, description: 'yours, to tell endpoints apart' });
 export const GraceSeconds = Type.Integer({
   minimum: 0,
@@ -31,20 +35,29 @@ const endpointFields = {
   disabled: Type.Boolean(),
   disabled_at: Nullable(Instant),
   disabled_reason: Nullable(Type.String({ description: 'who or what disabled it: a PATCH, or failing for too long' })),
-  failing_since: Nullable(Type.String({ format: 'date-time', description: 'the first failed attempt since the last success; null while it answers' })),
-  previous_secret_expires_at: Nullable(Type.String({ format: 'date-time', description: 'during a rotation: until when the previous secret also signs' })),
+  failing_since: Nullable(
+    Type.String({ format: 'date-time', description: 'the first failed attempt since the last success; null while it answers' }),
+  ),
+  previous_secret_expires_at: Nullable(
+    Type.String({ format: 'date-time', description: 'during a rotation: until when the previous secret also signs' }),
+  ),
   created_at: Instant,
 };
 
 export const EndpointView = Type.Object(endpointFields, { description: 'a webhook endpoint, without its secret' });
 export const EndpointCreated = Type.Object(
-  { ...endpointFields, secret: Type.String({ description: 'whsec_…: verify deliveries with it; shown only in this answer and its idempotent replay' }) },
+  {
+    ...endpointFields,
+    secret: Type.String({ description: 'whsec_…: verify deliveries with it; shown only in this answer and its idempotent replay' }),
+  },
   { description: 'a new webhook endpoint with its signing secret' },
 );
 export const SecretRotated = Type.Object({
   id: Type.String(),
   secret: Type.String({ description: 'the new whsec_ secret: shown only in this answer and its idempotent replay' }),
-  previous_secret_expires_at: Nullable(Type.String({ format: 'date-time', description: 'until when the old secret also signs; null with grace_seconds 0' })),
+  previous_secret_expires_at: Nullable(
+    Type.String({ format: 'date-time', description: 'until when the old secret also signs; null with grace_seconds 0' }),
+  ),
 });
 export const PingSent = Type.Object({ message_id: Type.String(), endpoint_id: Type.String(), type: Type.Literal(PING_EVENT_TYPE) });
 export const MessageReplayed = Type.Object({
@@ -54,7 +67,9 @@ export const MessageReplayed = Type.Object({
 export const RangeReplayed = Type.Object({
   endpoint_id: Type.String(),
   replayed: Type.Integer({ description: 'messages queued again to this endpoint' }),
-  next_since: Nullable(Type.String({ format: 'date-time', description: 'more messages are in the range: replay again from here; null when all were queued' })),
+  next_since: Nullable(
+    Type.String({ format: 'date-time', description: 'more messages are in the range: replay again from here; null when all were queued' }),
+  ),
 });
 export const AttemptView = Type.Object(
   {

@@ -12,7 +12,11 @@ import { throttleConnectionFailures } from './connection-trouble.js';
  * 10 s. Settings are read here, so a malformed one stops the command at start.
  */
 export function startDeliveries(db: Database, log: WorkerOptions['log']): DeliveryWorker {
-  const worker = new DeliveryWorker(() => db.pool, { settings: outboundSettings(), policy: destinationPolicy(), log: throttleConnectionFailures(log) });
+  const worker = new DeliveryWorker(() => db.pool, {
+    settings: outboundSettings(),
+    policy: destinationPolicy(),
+    log: throttleConnectionFailures(log),
+  });
   worker.start();
   return worker;
 }

@@ -1,6 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
-import { checkUrl, DestinationRefused, guardedLookup, InvalidDestinationUrl, type DestinationPolicy, type Resolver } from './destinations.js';
+import {
+  checkUrl,
+  DestinationRefused,
+  guardedLookup,
+  InvalidDestinationUrl,
+  type DestinationPolicy,
+  type Resolver,
+} from './destinations.js';
 import { signatureHeader } from './signing.js';
 
 /**
@@ -59,7 +66,8 @@ export async function deliver(message: OutgoingMessage, options: DeliverOptions)
   try {
     url = checkUrl(message.url, options.policy);
   } catch (error) {
-    if (error instanceof DestinationRefused || error instanceof InvalidDestinationUrl) return finish({ status: null, excerpt: null, error: `destination refused: ${error.message}` });
+    if (error instanceof DestinationRefused || error instanceof InvalidDestinationUrl)
+      return finish({ status: null, excerpt: null, error: `destination refused: ${error.message}` });
     throw error;
   }
   const timestamp = new Date();
@@ -97,7 +105,8 @@ function post(url: URL, headers: Record<string, string>, body: string, options: 
       clearTimeout(timer);
       request.destroy();
       if (status === null) return resolve({ status, excerpt: null, error: error ?? 'no answer' });
-      const redirect = status >= 300 && status < 400 ? `redirect not followed (${status}${location ? `, location ${location}` : ''})` : null;
+      const redirect =
+        status >= 300 && status < 400 ? `redirect not followed (${status}${location ? `, location ${location}` : ''})` : null;
       resolve({ status, excerpt: excerptOf(Buffer.concat(chunks)), error: redirect });
     };
     let location: string | undefined;
@@ -133,5 +142,8 @@ function post(url: URL, headers: Record<string, string>, body: string, options: 
 
 /** The first 1 KiB of a body as text, without NUL characters (PostgreSQL text cannot hold them). */
 function excerptOf(body: Buffer): string {
-  return body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8').replace(/\u0000/g, '');
+  return body
+    .subarray(0, RESPONSE_EXCERPT_BYTES)
+    .toString('utf8')
+    .replace(/\u0000/g, '');
 }

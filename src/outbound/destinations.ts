@@ -48,7 +48,10 @@ export class InvalidDestinationUrl extends Error {
 
 /** The operator's policy from TALLY_OUTBOUND_ALLOW and TALLY_OUTBOUND_DENY; an entry that is no host, address or CIDR stops the process. */
 export function destinationPolicy(env: NodeJS.ProcessEnv = process.env): DestinationPolicy {
-  return { allow: parseRules('TALLY_OUTBOUND_ALLOW', env.TALLY_OUTBOUND_ALLOW), deny: parseRules('TALLY_OUTBOUND_DENY', env.TALLY_OUTBOUND_DENY) };
+  return {
+    allow: parseRules('TALLY_OUTBOUND_ALLOW', env.TALLY_OUTBOUND_ALLOW),
+    deny: parseRules('TALLY_OUTBOUND_DENY', env.TALLY_OUTBOUND_DENY),
+  };
 }
 
 function parseRules(name: string, value: string | undefined): Rule[] {
@@ -73,7 +76,9 @@ function parseRule(name: string, entry: string): Rule {
     const subdomains = entry.startsWith('.');
     return { kind: 'host', host: normalHost(subdomains ? entry.slice(1) : entry), subdomains };
   }
-  throw new Error(`${name}: ${JSON.stringify(entry)} is not a host name, an IP address or a CIDR (e.g. hooks.example.com, .example.com, 127.0.0.1, 10.0.0.0/8)`);
+  throw new Error(
+    `${name}: ${JSON.stringify(entry)} is not a host name, an IP address or a CIDR (e.g. hooks.example.com, .example.com, 127.0.0.1, 10.0.0.0/8)`,
+  );
 }
 
 function normalHost(host: string): string {
@@ -98,7 +103,9 @@ export function checkAddress(ip: string, hostname: string, policy: DestinationPo
   if (policy.allow.some((rule) => matches(rule, host, address))) return;
   const range = address.range();
   if (range !== 'unicast') {
-    throw new DestinationRefused(`${shown} is a ${range} address: only public addresses receive webhooks unless the operator lists it in TALLY_OUTBOUND_ALLOW`);
+    throw new DestinationRefused(
+      `${shown} is a ${range} address: only public addresses receive webhooks unless the operator lists it in TALLY_OUTBOUND_ALLOW`,
+    );
   }
 }
 
@@ -119,7 +126,8 @@ export function checkUrl(text: string, policy: DestinationPolicy): URL {
   } catch {
     throw new InvalidDestinationUrl('url must be an absolute http or https URL, e.g. https://hooks.example.com/tally');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new InvalidDestinationUrl(`url must use http or https, not ${url.protocol.replace(/:$/, '')}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new InvalidDestinationUrl(`url must use http or https, not ${url.protocol.replace(/:$/, '')}`);
   if (url.username !== '' || url.password !== '') {
     throw new InvalidDestinationUrl('url must not carry credentials (user:password@): verify deliveries by their signature instead');
   }

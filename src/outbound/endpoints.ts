@@ -41,7 +41,10 @@ export async function insertEndpoint(
 }
 
 export async function getEndpoint(db: Queryable, id: string, tenantId: string | null): Promise<EndpointRow | null> {
-  const result = await db.query<EndpointRow>(`select ${COLUMNS} from webhook_endpoints where id = $1 and ($2::uuid is null or tenant_id = $2)`, [id, tenantId]);
+  const result = await db.query<EndpointRow>(
+    `select ${COLUMNS} from webhook_endpoints where id = $1 and ($2::uuid is null or tenant_id = $2)`,
+    [id, tenantId],
+  );
   return result.rows[0] ?? null;
 }
 
@@ -66,7 +69,12 @@ export interface EndpointChange {
   reason?: string;
 }
 
-export async function updateEndpoint(db: Queryable, id: string, tenantId: string | null, change: EndpointChange): Promise<EndpointRow | null> {
+export async function updateEndpoint(
+  db: Queryable,
+  id: string,
+  tenantId: string | null,
+  change: EndpointChange,
+): Promise<EndpointRow | null> {
   const result = await db.query<EndpointRow>(
     `with changed as (
      update webhook_endpoints
@@ -81,7 +89,15 @@ export async function updateEndpoint(db: Queryable, id: string, tenantId: string
        ${holdDeliveriesSql('changed.id', 'changed.disabled_at is not null', 'changed')} and $6::boolean is not null
      )
      select * from changed`,
-    [id, tenantId, change.events ?? null, change.description !== undefined, change.description ?? null, change.disabled ?? null, change.reason ?? null],
+    [
+      id,
+      tenantId,
+      change.events ?? null,
+      change.description !== undefined,
+      change.description ?? null,
+      change.disabled ?? null,
+      change.reason ?? null,
+    ],
   );
   return result.rows[0] ?? null;
 }
@@ -90,7 +106,13 @@ export async function updateEndpoint(db: Queryable, id: string, tenantId: string
  * The new secret signs from now on; the one it replaces keeps signing beside it for
  * `graceSeconds` (0: not at all). A secret older than that is dropped: at most two sign.
  */
-export async function rotateSecret(db: Queryable, id: string, tenantId: string | null, secret: string, graceSeconds: number): Promise<EndpointRow | null> {
+export async function rotateSecret(
+  db: Queryable,
+  id: string,
+  tenantId: string | null,
+  secret: string,
+  graceSeconds: number,
+): Promise<EndpointRow | null> {
   const result = await db.query<EndpointRow>(
     `update webhook_endpoints
      set previous_secret = case when $4 > 0 then secret end,

@@ -19,7 +19,10 @@ export type MessageType = OutboundEventType | typeof PING_EVENT_TYPE;
 export const ALL_EVENTS = '*';
 
 const Amount = Type.String({ description: 'a decimal string in major units, e.g. "12.500000"', examples: ['12.500000'] });
-const SignedAmount = Type.String({ description: 'a signed decimal string in major units (an adjustment may refund: negative)', examples: ['-0.001120'] });
+const SignedAmount = Type.String({
+  description: 'a signed decimal string in major units (an adjustment may refund: negative)',
+  examples: ['-0.001120'],
+});
 const Currency = Type.String({ description: 'ISO 4217', examples: ['USD'] });
 const Id = Type.String();
 

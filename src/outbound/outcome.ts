@@ -45,7 +45,11 @@ export async function recordOutcome(
     if (moved.rowCount === 0) return { kind: 'lease_lost' };
     await insertAttempt(tx, claim, attempt);
     if (attempt.delivered) {
-      await tx.query({ name: 'endpoint_answers', text: `update webhook_endpoints set failing_since = null where id = $1 and failing_since is not null`, values: [claim.endpoint_id] });
+      await tx.query({
+        name: 'endpoint_answers',
+        text: `update webhook_endpoints set failing_since = null where id = $1 and failing_since is not null`,
+        values: [claim.endpoint_id],
+      });
       return { kind: 'delivered' };
     }
     const endpointDisabled = await noteFailure(tx, claim, attempt, disableAfterMs);
@@ -63,7 +67,16 @@ async function insertAttempt(tx: PoolClient, claim: ClaimedDelivery, attempt: At
     name: 'insert_outbound_attempt',
     text: `insert into outbound_attempts (id, delivery_id, endpoint_id, started_at, status, latency_ms, response_excerpt, error)
            values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    values: [newId(), claim.id, claim.endpoint_id, attempt.startedAt, attempt.status, attempt.latencyMs, attempt.excerpt, attempt.error?.slice(0, 1000) ?? null],
+    values: [
+      newId(),
+      claim.id,
+      claim.endpoint_id,
+      attempt.startedAt,
+      attempt.status,
+      attempt.latencyMs,
+      attempt.excerpt,
+      attempt.error?.slice(0, 1000) ?? null,
+    ],
   });
 }
 

@@ -14,7 +14,12 @@ export const REPLAY_MAX_MESSAGES = 10_000;
  * A message again, to the endpoints it went to before (or to `endpointId`, one of its
  * tenant's). Null when the message is not the tenant's (or does not exist).
  */
-export async function replayMessage(db: Queryable, messageId: string, tenantId: string | null, endpointId: string | null): Promise<{ deliveries: number } | null> {
+export async function replayMessage(
+  db: Queryable,
+  messageId: string,
+  tenantId: string | null,
+  endpointId: string | null,
+): Promise<{ deliveries: number } | null> {
   const result = await db.query<{ found: boolean; deliveries: number }>(
     `with message as (
        select id, tenant_id from outbound_messages where id = $1 and ($2::uuid is null or tenant_id = $2)
@@ -42,7 +47,12 @@ export async function replayMessage(db: Queryable, messageId: string, tenantId: 
  * any it had a delivery of (its pings). At most REPLAY_MAX_MESSAGES; `next_since` is the
  * creation time of the first one left over, to replay from there, or null.
  */
-export async function replayRange(db: Queryable, endpointId: string, since: Date, until: Date): Promise<{ replayed: number; next_since: Date | null }> {
+export async function replayRange(
+  db: Queryable,
+  endpointId: string,
+  since: Date,
+  until: Date,
+): Promise<{ replayed: number; next_since: Date | null }> {
   const result = await db.query<{ replayed: number; next_since: Date | null }>(
     `with endpoint as (
        select id, tenant_id, events from webhook_endpoints where id = $1

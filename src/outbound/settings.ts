@@ -31,7 +31,9 @@ export function outboundSettings(): OutboundSettings {
   // The lease covers a whole delivery (the timeout) and recording its outcome.
   const leaseSeconds = integerSetting('TALLY_OUTBOUND_LEASE_SECONDS', Math.max(60, Math.ceil((2 * timeoutMs) / 1000)));
   if (leaseSeconds * 1000 <= timeoutMs) {
-    throw new Error(`TALLY_OUTBOUND_LEASE_SECONDS (${leaseSeconds}) must be longer than TALLY_OUTBOUND_TIMEOUT_MS (${timeoutMs} ms): a claim must outlast its delivery`);
+    throw new Error(
+      `TALLY_OUTBOUND_LEASE_SECONDS (${leaseSeconds}) must be longer than TALLY_OUTBOUND_TIMEOUT_MS (${timeoutMs} ms): a claim must outlast its delivery`,
+    );
   }
   return {
     timeoutMs,
@@ -50,6 +52,7 @@ function hoursSetting(name: string, fallback: number): number {
   const value = process.env[name];
   if (value === undefined || value === '') return fallback * HOUR_MS;
   const hours = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !(hours > 0)) throw new Error(`${name} must be a positive number of hours, e.g. 72 or 0.5; got ${JSON.stringify(value)}`);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(hours > 0))
+    throw new Error(`${name} must be a positive number of hours, e.g. 72 or 0.5; got ${JSON.stringify(value)}`);
   return hours * HOUR_MS;
 }

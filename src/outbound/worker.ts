@@ -87,7 +87,10 @@ export class DeliveryWorker {
       outcome = await recordOutcome(this.pool(), claim, result, failure, settings.disableAfterMs);
     } catch (error) {
       // The database is away: the lease lapses and the delivery is sent again later.
-      log.warn({ err: error, message_id: claim.message_id }, 'could not record an outbound delivery; it is sent again once its lease runs out');
+      log.warn(
+        { err: error, message_id: claim.message_id },
+        'could not record an outbound delivery; it is sent again once its lease runs out',
+      );
       await this.idle();
       return;
     }
@@ -123,10 +126,14 @@ function logOutcome(log: DeliveryLog, claim: ClaimedDelivery, result: AttemptRes
     latency_ms: result.latencyMs,
     error: result.error,
   };
-  if (outcome.kind === 'lease_lost') return log.warn(fields, 'outbound delivery attempted after its lease ran out; another worker owns it now');
+  if (outcome.kind === 'lease_lost')
+    return log.warn(fields, 'outbound delivery attempted after its lease ran out; another worker owns it now');
   if (outcome.kind === 'dead') log.warn(fields, 'outbound delivery gave up: its retry window passed');
   else if (outcome.kind === 'retry') log.info({ ...fields, retry_in_ms: outcome.delayMs }, 'outbound delivery failed; retrying');
   if (outcome.kind !== 'delivered' && outcome.endpointDisabled) {
-    log.warn({ endpoint_id: claim.endpoint_id, tenant_id: claim.tenant_id }, 'webhook endpoint disabled: it failed without a success for too long (alert webhook_endpoint_disabled)');
+    log.warn(
+      { endpoint_id: claim.endpoint_id, tenant_id: claim.tenant_id },
+      'webhook endpoint disabled: it failed without a success for too long (alert webhook_endpoint_disabled)',
+    );
   }
 }

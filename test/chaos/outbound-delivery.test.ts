@@ -48,12 +48,26 @@ function randomMessage(random: Random, tenantId: string, n: number): NewMessage 
       return {
         tenantId,
         type: 'job.settled',
-        data: { charge_type: 'capture', amount: '0.001200', currency: 'USD', settlement_key: `${tenantId}:job${n}:capture:1`, job: { id: wallet, state: 'captured', wallet_id: wallet, model: 'm1', provider: 'p1' } },
+        data: {
+          charge_type: 'capture',
+          amount: '0.001200',
+          currency: 'USD',
+          settlement_key: `${tenantId}:job${n}:capture:1`,
+          job: { id: wallet, state: 'captured', wallet_id: wallet, model: 'm1', provider: 'p1' },
+        },
       };
     case 1:
-      return { tenantId, type: 'wallet.credited', data: { wallet_id: wallet, amount: '10.000000', currency: 'USD', balance: '10.000000', reference: `ref-${n}` } };
+      return {
+        tenantId,
+        type: 'wallet.credited',
+        data: { wallet_id: wallet, amount: '10.000000', currency: 'USD', balance: '10.000000', reference: `ref-${n}` },
+      };
     case 2:
-      return { tenantId, type: 'wallet.balance_low', data: { wallet_id: wallet, currency: 'USD', threshold: '5.000000', available: '4.990000' } };
+      return {
+        tenantId,
+        type: 'wallet.balance_low',
+        data: { wallet_id: wallet, currency: 'USD', threshold: '5.000000', available: '4.990000' },
+      };
     case 3:
       return { tenantId, type: 'wallet.overdrawn', data: { wallet_id: wallet, currency: 'USD', available: '-0.010000' } };
     default:
@@ -83,10 +97,16 @@ describe('outbound deliveries under a failing receiver and killed workers', () =
       expect(all.status).toBe(201);
       secrets.set(`/t${t}/all`, all.body.secret);
     }
-    const credits = await admin.post('/v1/webhook-endpoints', { url: `${receiver.url}/t0/credited`, events: ['wallet.credited'], tenant_id: tenants[0]!.id });
+    const credits = await admin.post('/v1/webhook-endpoints', {
+      url: `${receiver.url}/t0/credited`,
+      events: ['wallet.credited'],
+      tenant_id: tenants[0]!.id,
+    });
     secrets.set('/t0/credited', credits.body.secret);
 
-    const slots: FleetProcess[] = Array.from({ length: WORKERS }, (_, i) => fleet.worker({ name: `worker-${i}`, concurrency: 1, env: ENV }));
+    const slots: FleetProcess[] = Array.from({ length: WORKERS }, (_, i) =>
+      fleet.worker({ name: `worker-${i}`, concurrency: 1, env: ENV }),
+    );
     let kills = 0;
     let producing = true;
     const revive = () =>
@@ -163,7 +183,10 @@ describe('outbound deliveries under a failing receiver and killed workers', () =
       [receiver.url],
     );
     expect(new Set(delivered.rows.map((r) => r.key))).toEqual(new Set(expected));
-    expect([...arrived()].filter((key) => !expected.includes(key)), 'requests for no committed message').toEqual([]);
+    expect(
+      [...arrived()].filter((key) => !expected.includes(key)),
+      'requests for no committed message',
+    ).toEqual([]);
 
     // Nothing of a rolled-back transaction exists or was sent.
     const ghosts = await db.pool.query('select id from outbound_messages where id = any($1::text[])', [rolledBackIds]);
@@ -195,7 +218,10 @@ describe('outbound deliveries under a failing receiver and killed workers', () =
       workers_killed: kills,
       // requests whose attempt was never recorded: sent by a worker killed before it could
       // (its claim lapsed and another worker sent the message again)
-      requests_unrecorded: receiver.received.length - (await db.pool.query(`select count(*)::int as n from outbound_attempts where status is not null or error like 'no answer%'`)).rows[0]!.n,
+      requests_unrecorded:
+        receiver.received.length -
+        (await db.pool.query(`select count(*)::int as n from outbound_attempts where status is not null or error like 'no answer%'`))
+          .rows[0]!.n,
       ...Object.fromEntries(outcomes.rows.map((r) => [`attempts_${r.outcome.trim().replace(/\W+/g, '_')}`, r.n])),
     });
     expect(kills).toBeGreaterThanOrEqual(MIN_KILLS);

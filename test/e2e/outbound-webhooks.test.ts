@@ -19,7 +19,13 @@ import { WebhookReceiver, type Received } from '../support/webhook-receiver.js';
  */
 
 const db = await freshDatabase();
-const FAST = { TALLY_OUTBOUND_ALLOW: '127.0.0.1', TALLY_OUTBOUND_BACKOFF_MS: '40', TALLY_OUTBOUND_TIMEOUT_MS: '1000', TALLY_OUTBOUND_LEASE_SECONDS: '3', TALLY_POLL_INTERVAL_MS: '50' };
+const FAST = {
+  TALLY_OUTBOUND_ALLOW: '127.0.0.1',
+  TALLY_OUTBOUND_BACKOFF_MS: '40',
+  TALLY_OUTBOUND_TIMEOUT_MS: '1000',
+  TALLY_OUTBOUND_LEASE_SECONDS: '3',
+  TALLY_POLL_INTERVAL_MS: '50',
+};
 const server = await startServer(db.url, { workers: 1, env: FAST });
 // Short windows: a delivery gives up after ~0.7 s, an endpoint failing for ~1.8 s is disabled.
 // A database of its own: its workers must not apply these windows to the other tests' deliveries.
@@ -72,7 +78,9 @@ async function attempts(client: Client, endpointId: string): Promise<any[]> {
 }
 
 async function deliveryStates(messageId: string, pool = db.pool): Promise<string[]> {
-  const result = await pool.query<{ state: string }>('select state from outbound_deliveries where message_id = $1 order by id', [messageId]);
+  const result = await pool.query<{ state: string }>('select state from outbound_deliveries where message_id = $1 order by id', [
+    messageId,
+  ]);
   return result.rows.map((r) => r.state);
 }
 
@@ -80,9 +88,18 @@ describe('registering endpoints', () => {
   it('shows the secret once, lists, reads, changes, and keeps tenants apart', async () => {
     const acme = await newTenant('acme');
     const other = await newTenant('other');
-    const created = await acme.client.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', events: ['job.settled', 'wallet.credited'] });
+    const created = await acme.client.post('/v1/webhook-endpoints', {
+      url: 'http://127.0.0.1:9/hooks',
+      events: ['job.settled', 'wallet.credited'],
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ tenant_id: acme.id, url: 'http://127.0.0.1:9/hooks', events: ['job.settled', 'wallet.credited'], description: null, disabled: false });
+    expect(created.body).toMatchObject({
+      tenant_id: acme.id,
+      url: 'http://127.0.0.1:9/hooks',
+      events: ['job.settled', 'wallet.credited'],
+      description: null,
+      disabled: false,
+    });
     const id = created.body.id;
 
     const read = await acme.client.get(`/v1/webhook-endpoints/${id}`);
@@ -94,15 +111,31 @@ describe('registering endpoints', () => {
     expect((await other.client.request('PATCH', `/v1/webhook-endpoints/${id}`, { disabled: true })).status).toBe(404);
     expect((await admin.get(`/v1/webhook-endpoints?tenant_id=${acme.id}`)).body.data).toHaveLength(1);
 
-    const changed = await acme.client.request('PATCH', `/v1/webhook-endpoints/${id}`, { events: ['*'], description: 'all of it', disabled: true });
+    const changed = await acme.client.request('PATCH', `/v1/webhook-endpoints/${id}`, {
+      events: ['*'],
+      description: 'all of it',
+      disabled: true,
+    });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ events: ['*'], description: 'all of it', disabled: true, disabled_reason: `disabled by tenant:${acme.id}` });
-    expect((await acme.client.request('PATCH', `/v1/webhook-endpoints/${id}`, { disabled: false })).body).toMatchObject({ disabled: false, disabled_reason: null });
+    expect(changed.body).toMatchObject({
+      events: ['*'],
+      description: 'all of it',
+      disabled: true,
+      disabled_reason: `disabled by tenant:${acme.id}`,
+    });
+    expect((await acme.client.request('PATCH', `/v1/webhook-endpoints/${id}`, { disabled: false })).body).toMatchObject({
+      disabled: false,
+      disabled_reason: null,
+    });
 
     // The admin names the tenant; without one it is a 400.
     expect((await admin.post('/v1/webhook-endpoints', { url: 'https://example.com/', events: ['*'] })).body.error.param).toBe('tenant_id');
-    expect((await admin.post('/v1/webhook-endpoints', { url: 'https://example.com/', events: ['*'], tenant_id: acme.id })).status).toBe(201);
-    expect((await acme.client.post('/v1/webhook-endpoints', { url: 'https://example.com/', events: ['*'], tenant_id: other.id })).status).toBe(403);
+    expect((await admin.post('/v1/webhook-endpoints', { url: 'https://example.com/', events: ['*'], tenant_id: acme.id })).status).toBe(
+      201,
+    );
+    expect(
+      (await acme.client.post('/v1/webhook-endpoints', { url: 'https://example.com/', events: ['*'], tenant_id: other.id })).status,
+    ).toBe(403);
     expect((await acme.client.post('/v1/webhook-endpoints', { url: 'https://example.com/', events: ['job.finished'] })).status).toBe(400);
     // An idempotent retry answers the same endpoint and secret, once.
     const key = { 'idempotency-key': 'endpoint-1' };
@@ -124,7 +157,11 @@ describe('delivery', () => {
     expect(got!.headers['webhook-id']).toBe(messageId);
     expect(got!.headers['content-type']).toBe('application/json');
     expect(got!.path).toBe('/hooks');
-    expect(verify(got!, endpoint.secret)).toEqual({ type: 'webhook.ping', timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), data: { endpoint_id: endpoint.id } });
+    expect(verify(got!, endpoint.secret)).toEqual({
+      type: 'webhook.ping',
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      data: { endpoint_id: endpoint.id },
+    });
     expect(verifies(got!, 'whsec_' + Buffer.alloc(32, 1).toString('base64'))).toBe(false);
     await waitUntil(async () => (await deliveryStates(messageId)).join() === 'delivered');
     const [attempt] = await attempts(client, endpoint.id);
@@ -136,8 +173,16 @@ describe('delivery', () => {
     const tenant = await newTenant('subscriber');
     const settled = await register(tenant.client, `${receiver.url}/settled`, ['job.settled']);
     await register(tenant.client, `${receiver.url}/all`, ['*']);
-    const credited = { wallet_id: '0190d4c8-0000-7000-8000-000000000001', amount: '5.000000', currency: 'USD', balance: '5.000000', reference: null };
-    const kept = await withTransaction(db.pool, (tx) => enqueueMessage(tx, { tenantId: tenant.id, type: 'wallet.credited', data: credited }));
+    const credited = {
+      wallet_id: '0190d4c8-0000-7000-8000-000000000001',
+      amount: '5.000000',
+      currency: 'USD',
+      balance: '5.000000',
+      reference: null,
+    };
+    const kept = await withTransaction(db.pool, (tx) =>
+      enqueueMessage(tx, { tenantId: tenant.id, type: 'wallet.credited', data: credited }),
+    );
     let rolledBack = '';
     await expect(
       withTransaction(db.pool, async (tx) => {
@@ -145,17 +190,31 @@ describe('delivery', () => {
         throw new Error('the effect failed');
       }),
     ).rejects.toThrow('the effect failed');
-    const job = { id: '0190d4c8-0000-7000-8000-000000000002', state: 'captured', wallet_id: credited.wallet_id, model: 'm1', provider: 'p1' };
+    const job = {
+      id: '0190d4c8-0000-7000-8000-000000000002',
+      state: 'captured',
+      wallet_id: credited.wallet_id,
+      model: 'm1',
+      provider: 'p1',
+    };
     const settledId = await withTransaction(db.pool, (tx) =>
-      enqueueMessage(tx, { tenantId: tenant.id, type: 'job.settled', data: { charge_type: 'capture', amount: '1.000000', currency: 'USD', settlement_key: 'k', job } }),
+      enqueueMessage(tx, {
+        tenantId: tenant.id,
+        type: 'job.settled',
+        data: { charge_type: 'capture', amount: '1.000000', currency: 'USD', settlement_key: 'k', job },
+      }),
     );
     await receiver.waitFor((r) => r.length === 3);
-    expect(receiver.received.map((r) => `${r.path} ${r.headers['webhook-id']}`).sort()).toEqual([`/all ${kept}`, `/all ${settledId}`, `/settled ${settledId}`].sort());
+    expect(receiver.received.map((r) => `${r.path} ${r.headers['webhook-id']}`).sort()).toEqual(
+      [`/all ${kept}`, `/all ${settledId}`, `/settled ${settledId}`].sort(),
+    );
     expect((await db.pool.query('select 1 from outbound_messages where id = $1', [rolledBack])).rowCount).toBe(0);
     expect(receiver.received.filter((r) => r.path === '/settled').every((r) => verifies(r, settled.secret))).toBe(true);
     // In tests, a data that breaks its documented shape is refused at enqueue.
     await expect(
-      withTransaction(db.pool, (tx) => enqueueMessage(tx, { tenantId: tenant.id, type: 'wallet.credited', data: { ...credited, extra: 1 } as never })),
+      withTransaction(db.pool, (tx) =>
+        enqueueMessage(tx, { tenantId: tenant.id, type: 'wallet.credited', data: { ...credited, extra: 1 } as never }),
+      ),
     ).rejects.toThrow(/breaks its schema/);
   });
 
@@ -171,7 +230,10 @@ describe('delivery', () => {
     const log = await attempts(client, endpoint.id);
     expect(log.map((a) => a.status)).toEqual([204, 500, 500, 500]);
     expect(log[1]).toMatchObject({ response_excerpt: 'busy', error: null });
-    const row = await db.pool.query('select attempts, failing_since from webhook_endpoints e join outbound_deliveries d on d.endpoint_id = e.id where d.message_id = $1', [messageId]);
+    const row = await db.pool.query(
+      'select attempts, failing_since from webhook_endpoints e join outbound_deliveries d on d.endpoint_id = e.id where d.message_id = $1',
+      [messageId],
+    );
     expect(row.rows[0]).toMatchObject({ attempts: 3, failing_since: null });
   });
 
@@ -189,7 +251,9 @@ describe('delivery', () => {
 
   it('never follows a redirect: a 3xx is a failure', async () => {
     const elsewhere = await WebhookReceiver.start();
-    const receiver = await WebhookReceiver.start((_, index) => (index === 0 ? { status: 307, headers: { location: `${elsewhere.url}/stolen` } } : { status: 200 }));
+    const receiver = await WebhookReceiver.start((_, index) =>
+      index === 0 ? { status: 307, headers: { location: `${elsewhere.url}/stolen` } } : { status: 200 },
+    );
     const { client } = await newTenant('redirected');
     const endpoint = await register(client, receiver.url);
     const messageId = await ping(client, endpoint.id);
@@ -247,7 +311,11 @@ describe('delivery', () => {
     for (let i = 0; i < 3; i++) {
       ids.push(
         await withTransaction(db.pool, (tx) =>
-          enqueueMessage(tx, { tenantId: tenant.id, type: 'wallet.overdrawn', data: { wallet_id: 'w', currency: 'USD', available: `-${i}.000000` } }),
+          enqueueMessage(tx, {
+            tenantId: tenant.id,
+            type: 'wallet.overdrawn',
+            data: { wallet_id: 'w', currency: 'USD', available: `-${i}.000000` },
+          }),
         ),
       );
     }
@@ -268,7 +336,9 @@ describe('delivery', () => {
     const stranger = await newTenant('stranger');
     expect((await stranger.client.post(`/v1/webhook-messages/${ids[0]}/replay`)).status).toBe(404);
     expect((await stranger.client.post(`/v1/webhook-endpoints/${endpoint.id}/replay`, { since })).status).toBe(404);
-    expect((await tenant.client.post(`/v1/webhook-endpoints/${endpoint.id}/replay`, { since: 'yesterday' })).body.error.param).toBe('since');
+    expect((await tenant.client.post(`/v1/webhook-endpoints/${endpoint.id}/replay`, { since: 'yesterday' })).body.error.param).toBe(
+      'since',
+    );
   });
 });
 
@@ -293,7 +363,11 @@ describe("the receiver's guide example (examples/webhook-receiver.mjs)", () => {
       await waitUntil(async () => (await deliveryStates(messageId)).join() === 'delivered,delivered');
       expect(output.split(`received webhook.ping ${messageId}`)).toHaveLength(2);
       expect((await attempts(client, endpoint.id)).map((a) => a.status)).toEqual([204, 204]);
-      const forged = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'webhook-id': 'msg_x', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' }, body: '{}' });
+      const forged = await fetch(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        headers: { 'webhook-id': 'msg_x', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' },
+        body: '{}',
+      });
       expect(forged.status).toBe(401);
     } finally {
       example.kill('SIGKILL');
@@ -327,19 +401,28 @@ describe('failing endpoints', () => {
     await waitUntil(async () => {
       const view = await client.get(`/v1/webhook-endpoints/${endpoint.id}`);
       if (view.body.disabled) return true;
-      const open = await shortDb.pool.query(`select 1 from outbound_deliveries where endpoint_id = $1 and state in ('pending', 'failed', 'delivering')`, [endpoint.id]);
+      const open = await shortDb.pool.query(
+        `select 1 from outbound_deliveries where endpoint_id = $1 and state in ('pending', 'failed', 'delivering')`,
+        [endpoint.id],
+      );
       if (open.rowCount === 0) await ping(client, endpoint.id);
       return false;
     }, 30_000);
     const view = (await client.get(`/v1/webhook-endpoints/${endpoint.id}`)).body;
     expect(view.disabled_reason).toMatch(/^failing since .* without a successful delivery$/);
     expect(view.failing_since).not.toBeNull();
-    const alert = await shortDb.pool.query(`select tenant_id, detail from alerts where class = 'webhook_endpoint_disabled' and detail->>'endpoint_id' = $1`, [endpoint.id]);
+    const alert = await shortDb.pool.query(
+      `select tenant_id, detail from alerts where class = 'webhook_endpoint_disabled' and detail->>'endpoint_id' = $1`,
+      [endpoint.id],
+    );
     expect(alert.rows).toHaveLength(1);
     expect(alert.rows[0]).toMatchObject({ tenant_id: tenantId, detail: { url: `${receiver.url}/`, last_status: 500 } });
     expect((await client.post(`/v1/webhook-endpoints/${endpoint.id}/ping`)).body.error.code).toBe('endpoint_disabled');
     // Its open deliveries wait out of the claim's way until it is enabled.
-    const due = await shortDb.pool.query(`select 1 from outbound_deliveries where endpoint_id = $1 and state in ('pending', 'failed') and next_attempt_at <> 'infinity'`, [endpoint.id]);
+    const due = await shortDb.pool.query(
+      `select 1 from outbound_deliveries where endpoint_id = $1 and state in ('pending', 'failed') and next_attempt_at <> 'infinity'`,
+      [endpoint.id],
+    );
     expect(due.rowCount).toBe(0);
 
     healthy = true;
@@ -347,8 +430,20 @@ describe('failing endpoints', () => {
     expect(enabled.body).toMatchObject({ disabled: false, failing_since: null });
     const replayed = await client.post(`/v1/webhook-endpoints/${endpoint.id}/replay`, { since });
     expect(replayed.body.replayed).toBeGreaterThan(0);
-    await waitUntil(async () => (await shortDb.pool.query(`select 1 from outbound_deliveries where endpoint_id = $1 and state = 'delivered'`, [endpoint.id])).rowCount! >= replayed.body.replayed);
-    await waitUntil(async () => (await shortDb.pool.query(`select 1 from outbound_deliveries where endpoint_id = $1 and state in ('pending', 'failed', 'delivering')`, [endpoint.id])).rowCount === 0);
+    await waitUntil(
+      async () =>
+        (await shortDb.pool.query(`select 1 from outbound_deliveries where endpoint_id = $1 and state = 'delivered'`, [endpoint.id]))
+          .rowCount! >= replayed.body.replayed,
+    );
+    await waitUntil(
+      async () =>
+        (
+          await shortDb.pool.query(
+            `select 1 from outbound_deliveries where endpoint_id = $1 and state in ('pending', 'failed', 'delivering')`,
+            [endpoint.id],
+          )
+        ).rowCount === 0,
+    );
   });
 });
 
@@ -362,14 +457,26 @@ describe('destinations', () => {
       const answer = await client.post('/v1/webhook-endpoints', { url, events: ['*'] });
       return `${answer.status} ${answer.body.error?.code} ${answer.body.error?.param}`;
     };
-    for (const url of ['http://127.0.0.1:8080/', 'http://10.0.0.1/', 'http://[::1]:8080/', 'http://localhost:8080/', 'http://169.254.169.254/latest', 'http://[::ffff:127.0.0.1]/', 'http://100.64.0.1/', 'http://0.0.0.0/', 'http://2130706433/']) {
+    for (const url of [
+      'http://127.0.0.1:8080/',
+      'http://10.0.0.1/',
+      'http://[::1]:8080/',
+      'http://localhost:8080/',
+      'http://169.254.169.254/latest',
+      'http://[::ffff:127.0.0.1]/',
+      'http://100.64.0.1/',
+      'http://0.0.0.0/',
+      'http://2130706433/',
+    ]) {
       expect(await refused(url), url).toBe('422 destination_not_allowed url');
     }
     for (const url of ['ftp://example.com/', 'http://user:secret@example.com/', 'not a url', 'file:///etc/passwd']) {
       expect(await refused(url), url).toBe('400 invalid_url url');
     }
     // The other server allows 127.0.0.1: the same URL is accepted there.
-    expect((await admin.as(created.body.api_key).post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:8080/', events: ['*'] })).status).toBe(201);
+    expect(
+      (await admin.as(created.body.api_key).post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:8080/', events: ['*'] })).status,
+    ).toBe(201);
   });
 
   it('checks the address actually connected to at delivery: a host re-pointed at loopback after registration is refused', async () => {
@@ -380,16 +487,32 @@ describe('destinations', () => {
     await expect(checkRegistration(`http://rebinding.test:${receiver.port}/`, policy, resolver)).resolves.toBeInstanceOf(URL);
     answer = '127.0.0.1';
     await expect(checkRegistration(`http://rebinding.test:${receiver.port}/`, policy, resolver)).rejects.toBeInstanceOf(DestinationRefused);
-    const message = { url: `http://rebinding.test:${receiver.port}/`, messageId: 'msg_x', body: '{}', secrets: ['whsec_' + Buffer.alloc(32, 3).toString('base64')] };
+    const message = {
+      url: `http://rebinding.test:${receiver.port}/`,
+      messageId: 'msg_x',
+      body: '{}',
+      secrets: ['whsec_' + Buffer.alloc(32, 3).toString('base64')],
+    };
     const result = await deliver(message, { policy, timeoutMs: 1000, resolver });
-    expect(result).toMatchObject({ delivered: false, status: null, error: expect.stringContaining('destination refused: rebinding.test (127.0.0.1) is a loopback address') });
+    expect(result).toMatchObject({
+      delivered: false,
+      status: null,
+      error: expect.stringContaining('destination refused: rebinding.test (127.0.0.1) is a loopback address'),
+    });
     expect(receiver.received).toEqual([]);
     // Listed by the operator, by host or by CIDR, it is delivered to.
     for (const allowed of ['rebinding.test', '127.0.0.0/8', '.test']) {
-      expect((await deliver(message, { policy: destinationPolicy({ TALLY_OUTBOUND_ALLOW: allowed }), timeoutMs: 1000, resolver })).delivered, allowed).toBe(true);
+      expect(
+        (await deliver(message, { policy: destinationPolicy({ TALLY_OUTBOUND_ALLOW: allowed }), timeoutMs: 1000, resolver })).delivered,
+        allowed,
+      ).toBe(true);
     }
     // The deny list wins over the allow list.
-    const denied = await deliver(message, { policy: destinationPolicy({ TALLY_OUTBOUND_ALLOW: '127.0.0.1', TALLY_OUTBOUND_DENY: 'rebinding.test' }), timeoutMs: 1000, resolver });
+    const denied = await deliver(message, {
+      policy: destinationPolicy({ TALLY_OUTBOUND_ALLOW: '127.0.0.1', TALLY_OUTBOUND_DENY: 'rebinding.test' }),
+      timeoutMs: 1000,
+      resolver,
+    });
     expect(denied.error).toContain('TALLY_OUTBOUND_DENY');
     expect(() => destinationPolicy({ TALLY_OUTBOUND_ALLOW: 'not a host!' })).toThrow(/TALLY_OUTBOUND_ALLOW/);
   });
@@ -405,7 +528,12 @@ describe('the retry schedule', () => {
     // Waiting every ceiling in full, the schedule passes 72 h after about two dozen attempts.
     let age = 0;
     let n = 0;
-    for (let outcome = afterFailure(1, 0, schedule, () => 1); outcome.kind === 'retry'; outcome = afterFailure(++n + 1, age, schedule, () => 1)) age += outcome.delayMs;
+    for (
+      let outcome = afterFailure(1, 0, schedule, () => 1);
+      outcome.kind === 'retry';
+      outcome = afterFailure(++n + 1, age, schedule, () => 1)
+    )
+      age += outcome.delayMs;
     expect(n).toBeGreaterThanOrEqual(20);
     expect(n).toBeLessThanOrEqual(26);
   });

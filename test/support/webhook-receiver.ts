@@ -13,7 +13,10 @@ export interface Received {
 }
 
 /** What to do with a request: answer it, or leave it hanging (until the receiver closes). */
-export type Behaviour = (request: Received, index: number) => { status: number; body?: string; headers?: Record<string, string>; stream?: number } | 'hang';
+export type Behaviour = (
+  request: Received,
+  index: number,
+) => { status: number; body?: string; headers?: Record<string, string>; stream?: number } | 'hang';
 
 /**
  * A real HTTP receiver on 127.0.0.1 for outbound webhook tests: records every request and

@@ -38,7 +38,10 @@ import {
  * unknown one.
  */
 
-const TenantId = Type.String({ format: 'uuid', description: 'the admin: the tenant the endpoint is for; a tenant key may name only its own tenant (any other is 403)' });
+const TenantId = Type.String({
+  format: 'uuid',
+  description: 'the admin: the tenant the endpoint is for; a tenant key may name only its own tenant (any other is 403)',
+});
 const DEFAULT_GRACE_SECONDS = 86_400;
 
 /** The admin's tenant, or the tenant's own (another one named is 403, as in the lists). */
@@ -47,7 +50,12 @@ function ownerOf(request: FastifyRequest, asked: string | undefined): string | n
   const named = asked?.toLowerCase();
   if (own === null) return named ?? null;
   if (named !== undefined && named !== own) {
-    throw new ApiError(403, 'forbidden', 'a tenant API key manages its own webhook endpoints only: tenant_id may name only your own tenant, or be left out', 'tenant_id');
+    throw new ApiError(
+      403,
+      'forbidden',
+      'a tenant API key manages its own webhook endpoints only: tenant_id may name only your own tenant, or be left out',
+      'tenant_id',
+    );
   }
   return own;
 }
@@ -61,7 +69,11 @@ async function endpointOf(pool: ApiContext['pool'], request: FastifyRequest, raw
 
 function refuseDisabled(row: EndpointRow, what: string): void {
   if (row.disabled_at !== null) {
-    throw new ApiError(409, 'endpoint_disabled', `the endpoint is disabled (${row.disabled_reason ?? 'disabled'}): enable it with PATCH {"disabled": false} before ${what}`);
+    throw new ApiError(
+      409,
+      'endpoint_disabled',
+      `the endpoint is disabled (${row.disabled_reason ?? 'disabled'}): enable it with PATCH {"disabled": false} before ${what}`,
+    );
   }
 }
 
@@ -93,17 +105,35 @@ export function webhookEndpointRoutes(app: ApiApp, { pool }: ApiContext): void {
         tags,
         security: bearerAuth,
         headers: IdempotencyHeader,
-        body: Type.Object({ url: EndpointUrl, events: EventTypes, description: Type.Optional(Description), tenant_id: Type.Optional(TenantId) }),
+        body: Type.Object({
+          url: EndpointUrl,
+          events: EventTypes,
+          description: Type.Optional(Description),
+          tenant_id: Type.Optional(TenantId),
+        }),
         response: { 201: EndpointCreated, ...errors(401, 403, 404, 422) },
       },
     },
     async (request, reply) => {
       const tenantId = ownerOf(request, request.body.tenant_id);
-      if (tenantId === null) throw new ApiError(400, 'invalid_request', 'tenant_id is required with the admin token: the tenant the endpoint is for', 'tenant_id');
+      if (tenantId === null)
+        throw new ApiError(
+          400,
+          'invalid_request',
+          'tenant_id is required with the admin token: the tenant the endpoint is for',
+          'tenant_id',
+        );
       const url = await checkedUrl(request.body.url);
       return runIdempotent(pool, request, reply, { required: false }, async (tx) => {
         const secret = newEndpointSecret();
-        const row = await insertEndpoint(tx, { id: newId(), tenantId, url, events: normalEvents(request.body.events), description: request.body.description ?? null, secret });
+        const row = await insertEndpoint(tx, {
+          id: newId(),
+          tenantId,
+          url,
+          events: normalEvents(request.body.events),
+          description: request.body.description ?? null,
+          secret,
+        });
         if (!row) throw notFound('tenant');
         return { status: 201, body: { ...endpointView(row), secret } };
       });
@@ -142,7 +172,16 @@ export function webhookEndpointRoutes(app: ApiApp, { pool }: ApiContext): void {
 
   app.get(
     '/v1/webhook-endpoints/:id',
-    { onRequest: access, schema: { summary: 'One webhook endpoint', tags, security: bearerAuth, params: IdParams, response: { 200: EndpointView, ...errors(401, 404) } } },
+    {
+      onRequest: access,
+      schema: {
+        summary: 'One webhook endpoint',
+        tags,
+        security: bearerAuth,
+        params: IdParams,
+        response: { 200: EndpointView, ...errors(401, 404) },
+      },
+    },
     async (request) => endpointView(await endpointOf(pool, request, request.params.id)),
   );
 
@@ -155,7 +194,11 @@ export function webhookEndpointRoutes(app: ApiApp, { pool }: ApiContext): void {
         tags,
         security: bearerAuth,
         params: IdParams,
-        body: Type.Object({ events: Type.Optional(EventTypes), description: Type.Optional(Type.Union([Description, Type.Null()])), disabled: Type.Optional(Type.Boolean()) }),
+        body: Type.Object({
+          events: Type.Optional(EventTypes),
+          description: Type.Optional(Type.Union([Description, Type.Null()])),
+          disabled: Type.Optional(Type.Boolean()),
+        }),
         response: { 200: EndpointView, ...errors(401, 404) },
       },
     },
@@ -193,7 +236,10 @@ export function webhookEndpointRoutes(app: ApiApp, { pool }: ApiContext): void {
         const secret = newEndpointSecret();
         const row = await rotateSecret(tx, existing.id, tenantScope(request), secret, request.body?.grace_seconds ?? DEFAULT_GRACE_SECONDS);
         if (!row) throw notFound('webhook endpoint');
-        return { status: 200, body: { id: row.id, secret, previous_secret_expires_at: row.previous_secret_expires_at?.toISOString() ?? null } };
+        return {
+          status: 200,
+          body: { id: row.id, secret, previous_secret_expires_at: row.previous_secret_expires_at?.toISOString() ?? null },
+        };
       });
     },
   );
@@ -248,12 +294,16 @@ export function webhookEndpointRoutes(app: ApiApp, { pool }: ApiContext): void {
     {
       onRequest: access,
       schema: {
-        summary: 'Send the messages of a time range again (created at or after since, before until): those it subscribes to and those it was sent',
+        summary:
+          'Send the messages of a time range again (created at or after since, before until): those it subscribes to and those it was sent',
         tags,
         security: bearerAuth,
         params: IdParams,
         headers: IdempotencyHeader,
-        body: Type.Object({ since: Type.String({ maxLength: 100, description: 'RFC 3339' }), until: Type.Optional(Type.String({ maxLength: 100, description: 'RFC 3339; default now' })) }),
+        body: Type.Object({
+          since: Type.String({ maxLength: 100, description: 'RFC 3339' }),
+          until: Type.Optional(Type.String({ maxLength: 100, description: 'RFC 3339; default now' })),
+        }),
         response: { 202: RangeReplayed, ...errors(401, 404, 409) },
       },
     },
@@ -265,7 +315,10 @@ export function webhookEndpointRoutes(app: ApiApp, { pool }: ApiContext): void {
       refuseDisabled(existing, 'replaying to it');
       return runIdempotent(pool, request, reply, { required: false }, async (tx) => {
         const replayed = await replayRange(tx, existing.id, since, until);
-        return { status: 202, body: { endpoint_id: existing.id, replayed: replayed.replayed, next_since: replayed.next_since?.toISOString() ?? null } };
+        return {
+          status: 202,
+          body: { endpoint_id: existing.id, replayed: replayed.replayed, next_since: replayed.next_since?.toISOString() ?? null },
+        };
       });
     },
   );
@@ -293,7 +346,9 @@ export function webhookEndpointRoutes(app: ApiApp, { pool }: ApiContext): void {
         refuseDisabled(target, 'replaying to it');
       }
       return runIdempotent(pool, request, reply, { required: false }, async (tx) => {
-        const replayed = /^msg_[0-9a-f-]{36}$/.test(messageId) ? await replayMessage(tx, messageId, tenantScope(request), endpointId) : null;
+        const replayed = /^msg_[0-9a-f-]{36}$/.test(messageId)
+          ? await replayMessage(tx, messageId, tenantScope(request), endpointId)
+          : null;
         if (!replayed) throw notFound('webhook message');
         return { status: 202, body: { message_id: messageId, deliveries: replayed.deliveries } };
       });
