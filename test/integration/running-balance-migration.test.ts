@@ -161,6 +161,16 @@ describe('migration 0009 on a populated ledger', () => {
       entry.createdAt,
     ]);
     expect(byHand.rows[0]).toEqual({ wallet_seq: last.wallet_seq + 2n, balance_after: last.balance_after + 12n, later: true });
+    // An older release replaying that credit (INSERT … ON CONFLICT DO NOTHING) inserts nothing and moves no head.
+    const headOf = async () => (await pool.query('select entry_seq, running_balance, last_entry_at from accounts where id = $1', [wallet.id])).rows[0];
+    const headBefore = await headOf();
+    const replay = await pool.query(
+      `insert into ledger_entries (id, settlement_key, entry_type, flags, debit_account_id, credit_account_id, amount, currency, tenant_id)
+       values ($1, $2, 'credit', 'posted', $3, $4, 5, 'USD', $5) on conflict on constraint ledger_entries_settlement_key_entry_type_key do nothing`,
+      [newId(), `${wallet.tenantId}:by-hand`, funding.rows[0]!.id, wallet.id, wallet.tenantId],
+    );
+    expect(replay.rowCount).toBe(0);
+    expect(await headOf()).toEqual(headBefore);
     expect(await findInconsistencies(pool)).toEqual([]);
   });
 });
