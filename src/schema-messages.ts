@@ -152,7 +152,7 @@ export function describeFault(fault: SchemaFault, field = fault.param || 'the bo
     case 'required':
       return `${field} is required: ${expectation(fault.schema)}`;
     case 'unknown_field': {
-      const known = fault.known && fault.known.length > 0 ? `; accepted here: ${fault.known.join(', ')}` : '';
+      const known = fault.known && fault.known.length > 0 ? `; accepted here: ${fault.known.join(', ')}` : '; no fields are accepted here';
       return `${field} is not accepted here (unknown field)${known}`;
     }
     case 'type': {

@@ -9,6 +9,7 @@ export const ALERT_CLASSES = [
   'late_usage_after_release',
   'wallet_overdrawn',
   'hold_open_past_expiry',
+  'webhook_endpoint_disabled',
 ] as const satisfies readonly AlertClass[];
 const everyAlertClassListed: AlertClass extends (typeof ALERT_CLASSES)[number] ? true : never = true;
 void everyAlertClassListed;

@@ -6,7 +6,9 @@ export type AlertClass =
   | 'late_success_after_release'
   | 'late_usage_after_release'
   | 'wallet_overdrawn'
-  | 'hold_open_past_expiry';
+  | 'hold_open_past_expiry'
+  /** an outbound webhook endpoint failing for days, disabled (src/outbound/) */
+  | 'webhook_endpoint_disabled';
 
 /**
  * Records conditions a settlement noticed, for reconciliation to report. Keyed by

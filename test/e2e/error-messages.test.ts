@@ -92,7 +92,7 @@ describe('unknown fields', () => {
       if (answer.status === 403) answer = await world.tenant.request(method, path, { zzz_unknown: 1 }, { 'idempotency-key': randomUUID() });
       expect(answer.status, `${method} ${template}: ${JSON.stringify(answer.body)}`).toBe(400);
       expect(answer.body.error.param, `${method} ${template}`).toBe('zzz_unknown');
-      expect(answer.body.error.message).toMatch(/^zzz_unknown is not accepted here \(unknown field\); accepted here: /);
+      expect(answer.body.error.message).toMatch(/^zzz_unknown is not accepted here \(unknown field\); (accepted here: |no fields are accepted here$)/);
     }
   });
 
