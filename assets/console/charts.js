@@ -19,7 +19,11 @@
           value: spec.micros ? function (u, v) { return v == null ? '—' : (v / 1e6).toFixed(6); } : undefined,
         };
       })),
-      axes: [{}, { size: 80, values: spec.micros ? function (u, vals) { return vals.map(function (v) { return (v / 1e6).toFixed(2); }); } : undefined }],
+      // As many decimals as the ticks' spacing needs (at least 2, at most 6).
+      axes: [{}, { size: 80, values: spec.micros ? function (u, vals, axis, space, incr) {
+        var decimals = Math.min(6, Math.max(2, Math.ceil(-Math.log10((incr || 1e6) / 1e6))));
+        return vals.map(function (v) { return (v / 1e6).toFixed(decimals); });
+      } : undefined }],
       scales: { x: { time: true } },
     };
     element.textContent = '';

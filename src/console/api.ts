@@ -17,11 +17,20 @@ export class ConsoleApi {
     private readonly credential: string,
   ) {}
 
-  async call<T = any>(method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiAnswer<T>> {
+  async call<T = any>(
+    method: 'GET' | 'POST' | 'PATCH' | 'PUT',
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiAnswer<T>> {
     const answer = await this.app.inject({
       method,
       url,
-      headers: { authorization: `Bearer ${this.credential}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        authorization: `Bearer ${this.credential}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
     const contentType = String(answer.headers['content-type'] ?? '');
@@ -53,5 +62,7 @@ export async function roleOf(api: ConsoleApi): Promise<Role | null> {
   if (tenants.status === 200) return { kind: 'admin' };
   if (tenants.status !== 403) return null;
   const wallets = await api.call<{ data: { tenant_id: string }[] }>('GET', '/v1/wallets?limit=1');
-  return wallets.status === 200 ? { kind: 'tenant', tenantId: wallets.body.data[0]?.tenant_id ?? null } : { kind: 'tenant', tenantId: null };
+  return wallets.status === 200
+    ? { kind: 'tenant', tenantId: wallets.body.data[0]?.tenant_id ?? null }
+    : { kind: 'tenant', tenantId: null };
 }

@@ -14,36 +14,43 @@ function navItems(role: Role): [href: string, label: string][] {
     ['/console/jobs', 'Jobs'],
   ];
   if (role.kind !== 'admin') return common;
-  return [['/console', 'Overview'], ['/console/tenants', 'Tenants'], ['/console/wallets', 'Wallets'], ['/console/jobs', 'Jobs'], ['/console/exceptions', 'Exceptions'], ['/console/dead-letters', 'Dead letters']];
+  return [
+    ['/console', 'Overview'],
+    ['/console/tenants', 'Tenants'],
+    ['/console/wallets', 'Wallets'],
+    ['/console/jobs', 'Jobs'],
+    ['/console/exceptions', 'Exceptions'],
+    ['/console/dead-letters', 'Dead letters'],
+  ];
 }
 
 export function page(title: string, context: PageContext | null, body: Html, options: { scripts?: string[] } = {}): Html {
   const nav = context
     ? html`<nav>
         <span class="brand">Tally</span>
-        ${navItems(context.role).map(([href, label]) => html`<a href="${href}"${(href === '/console' ? context.path === href : context.path.startsWith(href)) ? html` aria-current="page"` : ''}>${label}</a>`)}
+        ${navItems(context.role).map(([href, label]) => html`<a href="${href}" ${(href === '/console' ? context.path === href : context.path.startsWith(href)) ? html` aria-current="page"` : ''}>${label}</a>`)}
         <span class="who">${context.role.kind === 'admin' ? 'operator' : 'tenant'}</span>
         <form method="post" action="/console/sign-out"><button type="submit" class="link">Sign out</button></form>
       </nav>`
     : html`<nav><span class="brand">Tally</span></nav>`;
   return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Tally</title>
-<link rel="stylesheet" href="/console/assets/console.css">
-${(options.scripts ?? []).length > 0 ? html`<link rel="stylesheet" href="/console/assets/uPlot.min.css">` : ''}
-</head>
-<body>
-${nav}
-<main>
-<h1>${title}</h1>
-${body}
-</main>
-${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
-</body>
-</html>`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Tally</title>
+        <link rel="stylesheet" href="/console/assets/console.css" />
+        ${(options.scripts ?? []).length > 0 ? html`<link rel="stylesheet" href="/console/assets/uPlot.min.css" />` : ''}
+      </head>
+      <body>
+        ${nav}
+        <main>
+          <h1>${title}</h1>
+          ${body}
+        </main>
+        ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
+      </body>
+    </html>`;
 }
 
 /** A money amount for display: the API's exact decimal string, trimmed of trailing zeros past cents. */
@@ -51,7 +58,9 @@ export function money(amount: string | null | undefined, currency = ''): Html {
   if (amount === null || amount === undefined) return html`<span class="muted">—</span>`;
   const [whole, fraction = ''] = amount.split('.');
   const trimmed = fraction.replace(/0+$/, '').padEnd(2, '0');
-  return html`<span class="amount${amount.startsWith('-') ? ' negative' : ''}" title="${amount}">${whole}.${trimmed}${currency ? html` <small>${currency}</small>` : ''}</span>`;
+  return html`<span class="amount${amount.startsWith('-') ? ' negative' : ''}" title="${amount}"
+    >${whole}.${trimmed}${currency ? html` <small>${currency}</small>` : ''}</span
+  >`;
 }
 
 export function when(instant: string | null | undefined): Html {
@@ -64,8 +73,17 @@ export function badge(text: string): Html {
 }
 
 /** Previous / next links of a Stripe-style list page. */
-export function pager(basePath: string, query: Record<string, string | undefined>, items: { id: string }[], hasMore: boolean, direction: 'after' | 'before' | null): Html {
-  const keep = Object.entries(query).filter(([k, v]) => v !== undefined && v !== '' && k !== 'starting_after' && k !== 'ending_before') as [string, string][];
+export function pager(
+  basePath: string,
+  query: Record<string, string | undefined>,
+  items: { id: string }[],
+  hasMore: boolean,
+  direction: 'after' | 'before' | null,
+): Html {
+  const keep = Object.entries(query).filter(([k, v]) => v !== undefined && v !== '' && k !== 'starting_after' && k !== 'ending_before') as [
+    string,
+    string,
+  ][];
   const link = (param: string, id: string) => `${basePath}?${new URLSearchParams([...keep, [param, id]]).toString()}`;
   const first = items[0];
   const last = items.at(-1);

@@ -14,7 +14,6 @@ import { jobPage, jobsPage } from './pages/jobs.js';
 import { exceptionsPage, repairConfirmPage, repairRun, resolveException } from './pages/exceptions.js';
 import { deadLettersPage, discardDeadLetter, retryDeadLetter } from './pages/dead-letters.js';
 
-
 /** The files a page loads: ours from assets/console/, uPlot from its package. */
 function assets(): Map<string, { body: Buffer; type: string }> {
   const require = createRequire(import.meta.url);
@@ -29,14 +28,20 @@ function assets(): Map<string, { body: Buffer; type: string }> {
 
 /** No inline script runs; pages pass data to charts.js in JSON blocks. */
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
 };
 
 function errorPage(context: PageContext | null, status: number, message: string): Html {
-  return page(status === 404 ? 'Not found' : 'Something went wrong', context, html`<div class="error">${message}</div><p><a href="/console">Back to the overview</a></p>`);
+  return page(
+    status === 404 ? 'Not found' : 'Something went wrong',
+    context,
+    html`<div class="error">${message}</div>
+      <p><a href="/console">Back to the overview</a></p>`,
+  );
 }
 
 /**
@@ -89,7 +94,11 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
             return reply.redirect('/console/sign-in', 303);
           }
           const context: PageContext = { role, path: request.url.split('?')[0]! };
-          if (method === 'POST' && !sameOrigin(request)) return reply.code(403).type('text/html; charset=utf-8').send(errorPage(context, 403, 'this form was sent from another site').text);
+          if (method === 'POST' && !sameOrigin(request))
+            return reply
+              .code(403)
+              .type('text/html; charset=utf-8')
+              .send(errorPage(context, 403, 'this form was sent from another site').text);
           try {
             const body = await handler({ api, role, request, reply, context });
             if (body === undefined || reply.sent) return reply;
@@ -97,7 +106,10 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
           } catch (error) {
             if (!(error instanceof ConsoleApiError)) throw error;
             const status = error.answer.status >= 400 && error.answer.status < 500 ? error.answer.status : 502;
-            return reply.code(status).type('text/html; charset=utf-8').send(errorPage(context, status, error.message).text);
+            return reply
+              .code(status)
+              .type('text/html; charset=utf-8')
+              .send(errorPage(context, status, error.message).text);
           }
         },
       });
@@ -133,15 +145,23 @@ function adminOnly(handler: PageHandler): PageHandler {
 
 function signInPage(failed: boolean): Html {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign in · Tally</title><link rel="stylesheet" href="/console/assets/console.css"></head>
-<body><nav><span class="brand">Tally</span></nav>
-<form class="sign-in" method="post" action="/console/sign-in">
-  <h1>Sign in to the console</h1>
-  ${failed ? html`<div class="error">That token was not accepted. Use the admin token (printed by <code>tally serve</code>, kept in <code>.tally/admin-token</code>) or a tenant's API key.</div>` : ''}
-  <label for="token">Admin token or tenant API key</label>
-  <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
-  <p><button class="primary" type="submit">Sign in</button></p>
-  <p class="muted">The operator sees everything; a tenant signing in with its API key sees only its own wallets and jobs.</p>
-</form></body></html>`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>Sign in · Tally</title>
+        <link rel="stylesheet" href="/console/assets/console.css" />
+      </head>
+      <body>
+        <nav><span class="brand">Tally</span></nav>
+        <form class="sign-in" method="post" action="/console/sign-in">
+          <h1>Sign in to the console</h1>
+          ${failed ? html`<div class="error">That token was not accepted. Use the admin token (printed by <code>tally serve</code>, kept in <code>.tally/admin-token</code>) or a tenant's API key.</div>` : ''}
+          <label for="token">Admin token or tenant API key</label>
+          <input id="token" name="token" type="password" autocomplete="current-password" required autofocus />
+          <p><button class="primary" type="submit">Sign in</button></p>
+          <p class="muted">The operator sees everything; a tenant signing in with its API key sees only its own wallets and jobs.</p>
+        </form>
+      </body>
+    </html>`;
 }

@@ -29,7 +29,10 @@ function secure(request: FastifyRequest): string {
 }
 
 export function startSession(request: FastifyRequest, reply: FastifyReply, credential: string): void {
-  reply.header('set-cookie', `${SESSION_COOKIE}=${Buffer.from(credential).toString('base64url')}; Path=/console; HttpOnly; SameSite=Strict${secure(request)}`);
+  reply.header(
+    'set-cookie',
+    `${SESSION_COOKIE}=${Buffer.from(credential).toString('base64url')}; Path=/console; HttpOnly; SameSite=Strict${secure(request)}`,
+  );
 }
 
 export function endSession(request: FastifyRequest, reply: FastifyReply): void {

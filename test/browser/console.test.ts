@@ -30,9 +30,14 @@ await db.pool.query(`
     end if;
     return new;
   end $$`);
-await db.pool.query('create trigger refuse_listed_capture before insert on settlements for each row execute function refuse_listed_capture()');
+await db.pool.query(
+  'create trigger refuse_listed_capture before insert on settlements for each row execute function refuse_listed_capture()',
+);
 
-const server = await startServer(db.url, { workers: 1, env: { TALLY_MAX_ATTEMPTS: '1', TALLY_RECONCILE_INTERVAL_SECONDS: '0', TALLY_POLL_INTERVAL_MS: '100' } });
+const server = await startServer(db.url, {
+  workers: 1,
+  env: { TALLY_MAX_ATTEMPTS: '1', TALLY_RECONCILE_INTERVAL_SECONDS: '0', TALLY_POLL_INTERVAL_MS: '100' },
+});
 const admin = new Client(server.url);
 
 let browser: Browser;
@@ -47,7 +52,8 @@ async function settled(world: World, jobId: string, check: (view: any) => boolea
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH`);
   await mkdir(ARTIFACTS, { recursive: true });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 
@@ -55,7 +61,11 @@ beforeAll(async () => {
   globex = await createWorld(admin, { credit: '40.00' });
   for (let i = 0; i < 3; i++) {
     const job = await submitJob(acme, { input_tokens: 20_000, output_tokens: 8_000 });
-    await deliver(server.url, acme.provider, signDelivery(completion(acme, job.id, { input_tokens: 12_000 + i * 1000, output_tokens: 3_000 })));
+    await deliver(
+      server.url,
+      acme.provider,
+      signDelivery(completion(acme, job.id, { input_tokens: 12_000 + i * 1000, output_tokens: 3_000 })),
+    );
     await settled(acme, job.id, (v) => v.state === 'captured');
     capturedJobId = job.id;
   }
@@ -85,24 +95,18 @@ afterAll(async () => {
   if (lines.length) console.log(`console page weights on a first visit (HTML + CSS + JS, uncompressed): ${lines.join('; ')}`);
 });
 
-/** Opens a page, records what it weighs on a first visit (every response's body, cache off), keeps a screenshot. */
+/**
+ * Opens a page, records what it weighs on a first visit (its HTML plus every stylesheet
+ * and script it loads, uncompressed), keeps a screenshot.
+ */
 async function visit(page: Page, path: string, name: string) {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-  let bytes = 0;
-  const count = async (response: any) => {
-    try {
-      bytes += (await response.body()).length;
-    } catch {
-      // a redirect has no body
-    }
-  };
-  page.on('response', count);
   const response = await page.goto(`${server.url}${path}`);
   await page.waitForLoadState('networkidle');
-  page.off('response', count);
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: false });
-  await cdp.detach();
+  const assets = await page.$$eval('link[rel=stylesheet], script[src]', (elements) =>
+    elements.map((e) => e.getAttribute('href') ?? e.getAttribute('src') ?? ''),
+  );
+  let bytes = (await response!.body()).length;
+  for (const url of assets) bytes += (await (await fetch(new URL(url, server.url))).arrayBuffer()).byteLength;
   weights[name] = bytes;
   await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
   return response;
@@ -151,8 +155,10 @@ describe('the operator console', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Download CSV")')]);
     const csv = await readFile((await download.path())!, 'utf8');
     await writeFile(`${ARTIFACTS}statement.csv`, csv);
-    expect(csv.split('\n')[0]).toMatch(/time/i);
+    expect(csv.split('\n')[0]).toMatch(/^row,created_at,entry_type,job_id,settlement_key,.*balance_after/);
     expect(csv).toContain(capturedJobId);
+    // The statement closes on the wallet's balance now.
+    expect(csv.split('\n').find((line) => line.startsWith('closing,'))).toContain(`,${wallet.balance},`);
     await page.close();
   });
 
@@ -211,7 +217,13 @@ describe('the operator console', () => {
     await visit(page, '/console/wallets', 'tenant-wallets');
     expect(await page.textContent('main')).toContain(acme.walletId);
     expect(await page.textContent('main')).not.toContain(globex.walletId);
-    for (const path of [`/console/wallets/${globex.walletId}`, '/console/tenants', `/console/tenants/${globex.tenantId}`, '/console/exceptions', '/console/dead-letters']) {
+    for (const path of [
+      `/console/wallets/${globex.walletId}`,
+      '/console/tenants',
+      `/console/tenants/${globex.tenantId}`,
+      '/console/exceptions',
+      '/console/dead-letters',
+    ]) {
       const response = await page.goto(`${server.url}${path}`);
       expect(response?.status(), path).toBe(404);
     }
@@ -231,4 +243,3 @@ describe('the operator console', () => {
     await page.close();
   });
 });
-

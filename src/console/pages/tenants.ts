@@ -37,14 +37,33 @@ export const tenantsPage: PageHandler = async ({ api, request, context }) => {
     'Tenants',
     context,
     html`<table>
-      <thead><tr><th>Name</th><th>Id</th><th>Labels</th><th>Created</th></tr></thead>
-      <tbody>
-      ${tenants.data.map(
-        (t) => html`<tr><td><a href="/console/tenants/${t.id}">${t.name}</a></td><td class="mono">${t.id}</td>
-          <td>${Object.entries(t.metadata ?? {}).map(([k, v]) => html`<span class="badge">${k}: ${v}</span> `)}</td><td>${when(t.created_at)}</td></tr>`,
-      )}
-      ${tenants.data.length === 0 ? html`<tr><td colspan="4" class="muted">No tenants yet: <code>tally tenants create NAME</code></td></tr>` : ''}
-      </tbody></table>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Id</th>
+            <th>Labels</th>
+            <th>Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${tenants.data.map(
+            (t) =>
+              html`<tr>
+                <td><a href="/console/tenants/${t.id}">${t.name}</a></td>
+                <td class="mono">${t.id}</td>
+                <td>${Object.entries(t.metadata ?? {}).map(([k, v]) => html`<span class="badge">${k}: ${v}</span> `)}</td>
+                <td>${when(t.created_at)}</td>
+              </tr>`,
+          )}
+          ${
+            tenants.data.length === 0
+              ? html`<tr>
+                  <td colspan="4" class="muted">No tenants yet: <code>tally tenants create NAME</code></td>
+                </tr>`
+              : ''
+          }
+        </tbody>
+      </table>
       ${pager('/console/tenants', query, tenants.data, tenants.has_more, direction)}`,
   );
 };
@@ -56,8 +75,17 @@ export const tenantPage: PageHandler = async ({ api, request, context }) => {
   return page(
     `Tenant ${tenant.name}`,
     context,
-    html`<dl class="facts"><dt>Id</dt><dd class="mono">${tenant.id}</dd><dt>Created</dt><dd>${when(tenant.created_at)}</dd>
-      ${Object.entries(tenant.metadata ?? {}).map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+    html`<dl class="facts">
+        <dt>Id</dt>
+        <dd class="mono">${tenant.id}</dd>
+        <dt>Created</dt>
+        <dd>${when(tenant.created_at)}</dd>
+        ${Object.entries(tenant.metadata ?? {}).map(
+          ([k, v]) =>
+            html`<dt>${k}</dt>
+              <dd>${v}</dd>`,
+        )}
+      </dl>
       <h2>Wallets</h2>
       ${walletTable(wallets.data)}
       <p><a href="/console/jobs?tenant_id=${tenant.id}">This tenant's jobs →</a></p>`,
@@ -66,12 +94,35 @@ export const tenantPage: PageHandler = async ({ api, request, context }) => {
 
 export function walletTable(wallets: Wallet[]) {
   return html`<table>
-    <thead><tr><th>Wallet</th><th>Currency</th><th class="num">Balance</th><th class="num">Reserved</th><th class="num">Available</th><th>Opened</th></tr></thead>
+    <thead>
+      <tr>
+        <th>Wallet</th>
+        <th>Currency</th>
+        <th class="num">Balance</th>
+        <th class="num">Reserved</th>
+        <th class="num">Available</th>
+        <th>Opened</th>
+      </tr>
+    </thead>
     <tbody>
-    ${wallets.map(
-      (w) => html`<tr><td><a class="mono" href="/console/wallets/${w.id}">${w.id}</a></td><td>${w.currency}</td>
-        <td class="num">${money(w.balance)}</td><td class="num">${money(w.reserved)}</td><td class="num">${money(w.available)}</td><td>${when(w.created_at)}</td></tr>`,
-    )}
-    ${wallets.length === 0 ? html`<tr><td colspan="6" class="muted">No wallets.</td></tr>` : ''}
-    </tbody></table>`;
+      ${wallets.map(
+        (w) =>
+          html`<tr>
+            <td><a class="mono" href="/console/wallets/${w.id}">${w.id}</a></td>
+            <td>${w.currency}</td>
+            <td class="num">${money(w.balance)}</td>
+            <td class="num">${money(w.reserved)}</td>
+            <td class="num">${money(w.available)}</td>
+            <td>${when(w.created_at)}</td>
+          </tr>`,
+      )}
+      ${
+        wallets.length === 0
+          ? html`<tr>
+              <td colspan="6" class="muted">No wallets.</td>
+            </tr>`
+          : ''
+      }
+    </tbody>
+  </table>`;
 }

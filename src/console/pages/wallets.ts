@@ -40,7 +40,11 @@ export const walletsPage: PageHandler = async ({ api, request, context }) => {
   const query = request.query as Record<string, string | undefined>;
   const { params, direction } = pageQuery(query);
   const wallets = await api.get<List<Wallet>>(`/v1/wallets?${params}`);
-  return page('Wallets', context, html`${walletTable(wallets.data)}${pager('/console/wallets', query, wallets.data, wallets.has_more, direction)}`);
+  return page(
+    'Wallets',
+    context,
+    html`${walletTable(wallets.data)}${pager('/console/wallets', query, wallets.data, wallets.has_more, direction)}`,
+  );
 };
 
 export const walletPage: PageHandler = async ({ api, request, context }) => {
@@ -50,50 +54,124 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
   const { params, direction } = pageQuery({ ...query, limit: query.limit ?? '50' });
   const entries = await api.get<List<Entry>>(`/v1/wallets/${wallet.id}/entries?${params}`);
   const holds = (
-    await Promise.all(NON_TERMINAL_STATES.map((state) => api.get<List<JobSummary>>(`/v1/jobs?wallet_id=${wallet.id}&state=${state}&limit=100`)))
+    await Promise.all(
+      NON_TERMINAL_STATES.map((state) => api.get<List<JobSummary>>(`/v1/jobs?wallet_id=${wallet.id}&state=${state}&limit=100`)),
+    )
   ).flatMap((list) => list.data);
   // The chart: the balance after each entry on this page, oldest first.
   const points = entries.data.filter((e) => e.balance_after !== undefined).reverse();
-  const today = new Date().toISOString().slice(0, 10);
-  const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+  // A statement ends at an instant not in the future: by default the last 30 days up to now.
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const monthAgo = `${new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10)}T00:00:00Z`;
   return page(
     `Wallet ${wallet.currency}`,
     context,
     html`<div class="cards">
-      <div class="card"><div class="label">Balance</div><div class="value">${money(wallet.balance, wallet.currency)}</div></div>
-      <div class="card"><div class="label">Reserved</div><div class="value">${money(wallet.reserved, wallet.currency)}</div></div>
-      <div class="card"><div class="label">Available</div><div class="value">${money(wallet.available, wallet.currency)}</div></div>
-    </div>
-    <dl class="facts" style="margin-top:.75rem"><dt>Wallet</dt><dd class="mono">${wallet.id}</dd><dt>Tenant</dt><dd class="mono">${context.role.kind === 'admin' ? html`<a href="/console/tenants/${wallet.tenant_id}">${wallet.tenant_id}</a>` : wallet.tenant_id}</dd><dt>Opened</dt><dd>${when(wallet.created_at)}</dd></dl>
-    <h2>Balance over time</h2>
-    <div class="chart" data-series="balance-series" role="img" aria-label="balance after each entry"></div>
-    ${jsonScript('balance-series', {
-      title: `Balance after each entry (${wallet.currency})`,
-      x: points.map((e) => Math.floor(Date.parse(e.created_at) / 1000)),
-      micros: true,
-      steps: true,
-      series: [{ label: 'balance', values: points.map((e) => microsOf(e.balance_after)) }],
-    })}
-    <h2>Open holds</h2>
-    <table><thead><tr><th>Job</th><th>State</th><th>Model</th><th class="num">Reserved</th><th>Hold expires</th></tr></thead><tbody>
-      ${holds.map((j) => html`<tr><td><a class="mono" href="/console/jobs/${j.id}">${j.id}</a></td><td>${badge(j.state)}</td><td>${j.model}</td><td class="num">${money(j.reserved)}</td><td>${when(j.hold_expires_at)}</td></tr>`)}
-      ${holds.length === 0 ? html`<tr><td colspan="5" class="muted">No open holds.</td></tr>` : ''}
-    </tbody></table>
-    <h2>Statement</h2>
-    <form class="filters" method="get" action="/console/wallets/${wallet.id}/statement.csv">
-      <label>From <input type="text" name="from" value="${monthAgo}T00:00:00Z" size="22"></label>
-      <label>To <input type="text" name="to" value="${today}T23:59:59Z" size="22"></label>
-      <button type="submit">Download CSV</button>
-    </form>
-    <h2>Entries</h2>
-    <table><thead><tr><th>Time</th><th>Type</th><th class="num">Amount</th><th class="num">Balance after</th><th>Job</th><th>Settlement key</th></tr></thead><tbody>
-      ${entries.data.map(
-        (e) => html`<tr><td>${when(e.created_at)}</td><td>${badge(e.entry_type)}</td><td class="num">${money(e.amount)}</td><td class="num">${money(e.balance_after)}</td>
-          <td>${e.job_id ? html`<a class="mono" href="/console/jobs/${e.job_id}">${e.job_id.slice(0, 13)}…</a>` : html`<span class="muted">${e.reference ?? '—'}</span>`}</td><td class="mono">${e.settlement_key}</td></tr>`,
-      )}
-      ${entries.data.length === 0 ? html`<tr><td colspan="6" class="muted">No entries yet.</td></tr>` : ''}
-    </tbody></table>
-    ${pager(`/console/wallets/${wallet.id}`, query, entries.data, entries.has_more, direction)}`,
+        <div class="card">
+          <div class="label">Balance</div>
+          <div class="value">${money(wallet.balance, wallet.currency)}</div>
+        </div>
+        <div class="card">
+          <div class="label">Reserved</div>
+          <div class="value">${money(wallet.reserved, wallet.currency)}</div>
+        </div>
+        <div class="card">
+          <div class="label">Available</div>
+          <div class="value">${money(wallet.available, wallet.currency)}</div>
+        </div>
+      </div>
+      <dl class="facts" style="margin-top:.75rem">
+        <dt>Wallet</dt>
+        <dd class="mono">${wallet.id}</dd>
+        <dt>Tenant</dt>
+        <dd class="mono">
+          ${context.role.kind === 'admin' ? html`<a href="/console/tenants/${wallet.tenant_id}">${wallet.tenant_id}</a>` : wallet.tenant_id}
+        </dd>
+        <dt>Opened</dt>
+        <dd>${when(wallet.created_at)}</dd>
+      </dl>
+      <h2>Balance over time</h2>
+      <div class="chart" data-series="balance-series" role="img" aria-label="balance after each entry"></div>
+      ${jsonScript('balance-series', {
+        title: `Balance after each entry (${wallet.currency})`,
+        x: points.map((e) => Math.floor(Date.parse(e.created_at) / 1000)),
+        micros: true,
+        steps: true,
+        series: [{ label: 'balance', values: points.map((e) => microsOf(e.balance_after)) }],
+      })}
+      <h2>Open holds</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>Job</th>
+            <th>State</th>
+            <th>Model</th>
+            <th class="num">Reserved</th>
+            <th>Hold expires</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${holds.map(
+            (j) =>
+              html`<tr>
+                <td><a class="mono" href="/console/jobs/${j.id}">${j.id}</a></td>
+                <td>${badge(j.state)}</td>
+                <td>${j.model}</td>
+                <td class="num">${money(j.reserved)}</td>
+                <td>${when(j.hold_expires_at)}</td>
+              </tr>`,
+          )}
+          ${
+            holds.length === 0
+              ? html`<tr>
+                  <td colspan="5" class="muted">No open holds.</td>
+                </tr>`
+              : ''
+          }
+        </tbody>
+      </table>
+      <h2>Statement</h2>
+      <form class="filters" method="get" action="/console/wallets/${wallet.id}/statement.csv">
+        <label>From <input type="text" name="from" value="${monthAgo}" size="22" /></label>
+        <label>To <input type="text" name="to" value="${now}" size="22" /></label>
+        <button type="submit">Download CSV</button>
+      </form>
+      <h2>Entries</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>Time</th>
+            <th>Type</th>
+            <th class="num">Amount</th>
+            <th class="num">Balance after</th>
+            <th>Job</th>
+            <th>Settlement key</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${entries.data.map(
+            (e) =>
+              html`<tr>
+                <td>${when(e.created_at)}</td>
+                <td>${badge(e.entry_type)}</td>
+                <td class="num">${money(e.amount)}</td>
+                <td class="num">${money(e.balance_after)}</td>
+                <td>
+                  ${e.job_id ? html`<a class="mono" href="/console/jobs/${e.job_id}">${e.job_id.slice(0, 13)}…</a>` : html`<span class="muted">${e.reference ?? '—'}</span>`}
+                </td>
+                <td class="mono">${e.settlement_key}</td>
+              </tr>`,
+          )}
+          ${
+            entries.data.length === 0
+              ? html`<tr>
+                  <td colspan="6" class="muted">No entries yet.</td>
+                </tr>`
+              : ''
+          }
+        </tbody>
+      </table>
+      ${pager(`/console/wallets/${wallet.id}`, query, entries.data, entries.has_more, direction)}`,
     { scripts: ['/console/assets/uPlot.min.js', '/console/assets/charts.js'] },
   );
 };
@@ -107,8 +185,5 @@ export const statementDownload: PageHandler = async ({ api, request, reply }) =>
   if (query.to) params.set('to', query.to);
   const answer = await api.call('GET', `/v1/wallets/${encodeURIComponent(id)}/statement?${params}`, undefined, { accept: 'text/csv' });
   if (answer.status !== 200) throw new ConsoleApiError(answer);
-  await reply
-    .type('text/csv; charset=utf-8')
-    .header('content-disposition', `attachment; filename="statement-${id}.csv"`)
-    .send(answer.text);
+  await reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="statement-${id}.csv"`).send(answer.text);
 };
