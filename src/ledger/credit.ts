@@ -6,6 +6,7 @@ import { systemAccountId } from './accounts.js';
 import { asWalletEntry, entryInstant, type EntryRow, type WalletEntry } from './entries.js';
 import { CreditKeyConflict, WalletNotFound } from './errors.js';
 import { moveProjections, type Transfer } from './transfers.js';
+import { enqueueMessage } from '../outbound/enqueue.js';
 import { postWalletEntries } from './wallet-entries.js';
 
 /**
@@ -66,6 +67,12 @@ export async function creditWallet(tx: Queryable, request: CreditRequest): Promi
   };
   const posted = await postWalletEntries(tx, wallet.id, [transfer]);
   await moveProjections(tx, [transfer], [wallet.id, funding], new Set([wallet.id]));
+  // The tenant's webhook, in this transaction: only a credit that commits is announced.
+  await enqueueMessage(tx, {
+    tenantId: wallet.tenant_id,
+    type: 'wallet.credited',
+    data: { wallet_id: wallet.id, amount: formatAmount(amount), currency: wallet.currency, balance: formatAmount(posted!.balance), reference: request.reference ?? null },
+  });
   return { entry: asWalletEntry(posted!.rows[0]!, wallet.id), replayed: false };
 }
 

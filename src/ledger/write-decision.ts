@@ -7,6 +7,8 @@ import { writeJob, type LockedJob } from './locked-job.js';
 import { findSettlement, type SettlementRow } from './settlements.js';
 import { moveProjections, type Transfer } from './transfers.js';
 import { postWalletEntries } from './wallet-entries.js';
+import { formatAmount } from '../money/index.js';
+import { enqueueMessages, type NewMessage } from '../outbound/enqueue.js';
 
 /**
  * The write half of a settlement, shared by settle() and settleBatch(): decide on the
@@ -47,6 +49,8 @@ export interface Written {
   /** this event's effect: written now, or by an equal event before */
   settlement: SettlementRow | null;
   replayed: boolean;
+  /** every settlement this decision inserted now (none when its effect existed before) */
+  inserted: SettlementRow[];
   transfers: Transfer[];
   revenueAccount: string | null;
   charges: boolean;
@@ -64,6 +68,7 @@ export async function writeDecision(tx: Queryable, job: LockedJob, request: Sett
   const source = request.claim ? { provider: request.claim.provider, eventKey: request.claim.eventKey } : null;
 
   let settlement: SettlementRow | null = null;
+  const inserted: SettlementRow[] = [];
   const transfers: Transfer[] = [];
   let revenueAccount: string | null = null;
   let charges = false;
@@ -71,6 +76,7 @@ export async function writeDecision(tx: Queryable, job: LockedJob, request: Sett
     trace.intendedKey = intent.key;
     const applied = await applyIntent(tx, job, intent, source);
     settlement = trace.written = applied.settlement;
+    if (applied.settlement) inserted.push(applied.settlement);
     transfers.push(...applied.transfers);
     revenueAccount = applied.lockOrder[1] ?? null;
     charges ||= applied.charges;
@@ -85,7 +91,7 @@ export async function writeDecision(tx: Queryable, job: LockedJob, request: Sett
       settlementKey: settlement?.settlement_key ?? null,
     });
   }
-  return { request, job, decision, settlement, replayed: replayed && settlement !== null, transfers, revenueAccount, charges };
+  return { request, job, decision, settlement, replayed: replayed && settlement !== null, inserted, transfers, revenueAccount, charges };
 }
 
 /**
@@ -112,6 +118,7 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
   }
   await moveProjections(tx, written.flatMap((w) => w.transfers), revenues, new Set(wallets));
   const balanceAfter = balancesAfterEach(written, balances);
+  const messages: NewMessage[] = [];
   const results: SettleResult[] = [];
   for (const [i, w] of written.entries()) {
     const { job, decision, request } = w;
@@ -120,7 +127,9 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
     if (w.charges && walletBalance !== undefined && walletBalance < 0n) {
       const event = request.claim ? { provider: request.claim.provider, event_key: request.claim.eventKey } : {};
       alerts.push({ class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: walletBalance.toString(), ...event } });
+      messages.push({ tenantId: job.row.tenant_id, type: 'wallet.overdrawn', data: { wallet_id: job.row.wallet_id, currency: job.row.currency, balance: formatAmount(walletBalance) } });
     }
+    messages.push(...settledMessages(w));
     const source = request.claim ? `${request.claim.provider}/${request.claim.eventKey}` : `${request.jobId}:${request.event.type}`;
     const alertSource = (!w.replayed && w.settlement?.settlement_key) || source;
     await raiseAlerts(tx, alerts, { tenantId: job.row.tenant_id, jobId: job.row.id, source: alertSource });
@@ -133,7 +142,30 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
       replayed: w.replayed,
     });
   }
+  // The tenant's webhooks, in this transaction: sent exactly for what commits (src/outbound/).
+  await enqueueMessages(tx, messages);
   return results;
+}
+
+/** job.settled for each settlement the decision wrote now; hold.expired for an expiry's release. */
+function settledMessages({ job, decision, inserted, request }: Written): NewMessage[] {
+  const row = job.row;
+  return inserted.flatMap((s): NewMessage[] => [
+    {
+      tenantId: row.tenant_id,
+      type: 'job.settled',
+      data: {
+        charge_type: s.charge_type,
+        amount: formatAmount(s.amount),
+        currency: row.currency,
+        settlement_key: s.settlement_key,
+        job: { id: row.id, state: decision.nextState, wallet_id: row.wallet_id, model: row.model, provider: row.provider },
+      },
+    },
+    ...(request.event.type === 'hold.expired' && s.charge_type === 'release'
+      ? [{ tenantId: row.tenant_id, type: 'hold.expired' as const, data: { job_id: row.id, wallet_id: row.wallet_id, amount: formatAmount(s.amount), currency: row.currency } }]
+      : []),
+  ]);
 }
 
 /**

@@ -28,6 +28,11 @@ const ENQUEUE = `
            jsonb_build_object('type', m.type, 'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', m.data),
            now()
     from unnest($1::text[], $2::uuid[], $3::text[], $4::jsonb[]) as m(id, tenant_id, type, data)
+    -- Only for a tenant with an endpoint subscribed to the type (enabled or not, so a
+    -- disabled one can be replayed once enabled): settlements of tenants who listen to
+    -- nothing write no outbox rows.
+    where exists (select 1 from webhook_endpoints e
+                  where e.tenant_id = m.tenant_id and (e.events @> array[m.type] or e.events @> array['*']::text[]))
     returning id, tenant_id, type
   )
   insert into outbound_deliveries (message_id, endpoint_id)
@@ -44,7 +49,11 @@ export async function enqueueMessage(tx: Queryable, message: NewMessage): Promis
   return id!;
 }
 
-/** Writes several messages in `tx` with one statement (a settlement batch); returns their ids in order. */
+/**
+ * Writes several messages in `tx` with one statement (a settlement batch); returns their
+ * ids in order. A message for a tenant with no endpoint subscribed to its type is not
+ * written (nobody could receive or replay it); its id is returned all the same.
+ */
 export async function enqueueMessages(tx: Queryable, messages: readonly NewMessage[]): Promise<string[]> {
   if (messages.length === 0) return [];
   for (const message of messages) checkDataInTests(message.type, message.data);

@@ -45,7 +45,7 @@ export const WalletBalanceLowData = Type.Object(
   { description: "the wallet's available amount fell below one of its thresholds (once per crossing)" },
 );
 export const WalletOverdrawnData = Type.Object(
-  { wallet_id: Id, currency: Currency, available: SignedAmount },
+  { wallet_id: Id, currency: Currency, balance: SignedAmount },
   { description: 'a charge for work already delivered took the wallet below zero' },
 );
 export const HoldExpiredData = Type.Object(

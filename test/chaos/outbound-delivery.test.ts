@@ -69,7 +69,7 @@ function randomMessage(random: Random, tenantId: string, n: number): NewMessage 
         data: { wallet_id: wallet, currency: 'USD', threshold: '5.000000', available: '4.990000' },
       };
     case 3:
-      return { tenantId, type: 'wallet.overdrawn', data: { wallet_id: wallet, currency: 'USD', available: '-0.010000' } };
+      return { tenantId, type: 'wallet.overdrawn', data: { wallet_id: wallet, currency: 'USD', balance: '-0.010000' } };
     default:
       return { tenantId, type: 'hold.expired', data: { job_id: wallet, wallet_id: wallet, amount: '1.000000', currency: 'USD' } };
   }

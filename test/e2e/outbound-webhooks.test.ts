@@ -314,7 +314,7 @@ describe('delivery', () => {
           enqueueMessage(tx, {
             tenantId: tenant.id,
             type: 'wallet.overdrawn',
-            data: { wallet_id: 'w', currency: 'USD', available: `-${i}.000000` },
+            data: { wallet_id: 'w', currency: 'USD', balance: `-${i}.000000` },
           }),
         ),
       );
