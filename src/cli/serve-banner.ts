@@ -13,8 +13,8 @@ export function localUrl(host: string, port: number): string {
 }
 
 /**
- * What a person who just ran `npm start` needs next: where the API is, where its
- * description is, and a first command that works as printed (it names the URL when
+ * What a person who just ran `npm start` needs next: where the API and the console are,
+ * where the API's description is, and a first command that works as printed (it names the URL when
  * it is not the CLI's default).
  */
 export function readyLines(host: string, port: number): string[] {
@@ -24,6 +24,7 @@ export function readyLines(host: string, port: number): string[] {
   const prefix = base === DEFAULT_URL ? '' : `TALLY_URL=${base} `;
   return [
     `Tally is ready: ${url}${everywhere}`,
+    `  Console (sign in with the admin token): ${base}/console`,
     `  API description (OpenAPI 3): ${base}/openapi.json`,
     `  First step, in another terminal: ${prefix}./bin/tally tenants create acme   (README.md "Quickstart" goes on from there)`,
   ];
