@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/database.js';
+import { refuseCapturesOnDemand } from '../support/refused-captures.js';
 import { ADMIN_TOKEN, startServer, waitUntil } from '../support/server.js';
 import { Client, deliver, signDelivery } from '../support/client.js';
 import { completion, createWorld, submitJob, type World } from '../support/world.js';
@@ -21,18 +22,7 @@ const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/console/', import.
 const db = await freshDatabase();
 // A permanent failure on demand: the capture of a listed job is refused, so its
 // completion is dead-lettered after one attempt; unlisting it lets a retry succeed.
-await db.pool.query('create table refused_captures (job_id uuid primary key)');
-await db.pool.query(`
-  create function refuse_listed_capture() returns trigger language plpgsql as $$
-  begin
-    if new.charge_type = 'capture' and exists (select 1 from refused_captures where job_id = new.job_id) then
-      raise exception 'the capture of job % is refused by the test', new.job_id;
-    end if;
-    return new;
-  end $$`);
-await db.pool.query(
-  'create trigger refuse_listed_capture before insert on settlements for each row execute function refuse_listed_capture()',
-);
+const refusals = await refuseCapturesOnDemand(db.pool);
 
 const server = await startServer(db.url, {
   workers: 1,
@@ -79,7 +69,7 @@ beforeAll(async () => {
   capturedJobId = last.id;
 
   const dead = await submitJob(acme);
-  await db.pool.query('insert into refused_captures (job_id) values ($1)', [dead.id]);
+  await refusals.refuse(dead.id);
   await deliver(server.url, acme.provider, signDelivery(completion(acme, dead.id, { input_tokens: 500, output_tokens: 50 })));
   await settled(acme, dead.id, (v) => v.events[0]?.state === 'dead');
   deadJobId = dead.id;
@@ -202,7 +192,7 @@ describe('the operator console', () => {
     await signIn(page, ADMIN_TOKEN);
     await visit(page, '/console/dead-letters', 'dead-letters');
     expect(await page.textContent('main table')).toContain(deadJobId);
-    await db.pool.query('delete from refused_captures where job_id = $1', [deadJobId]);
+    await refusals.allow(deadJobId);
     await page.locator('tr', { hasText: deadJobId }).locator('button:has-text("Retry")').click();
     await expect.poll(() => page.textContent('.notice')).toContain('queued again');
     await settled(acme, deadJobId, (v) => v.state === 'captured');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/database.js';
+import { refuseCapturesOnDemand } from '../support/refused-captures.js';
 import { runTally, startServer, waitUntil } from '../support/server.js';
 import { Client } from '../support/client.js';
 import { createWorld, submitJob, type World } from '../support/world.js';
@@ -28,16 +29,7 @@ afterAll(() => worker.stop('SIGKILL'));
 
 // A permanent error, as a real PostgreSQL failure: the capture of a listed job is
 // refused on every attempt. Its release is not, so a release can still resolve the hold.
-await db.pool.query('create table refused_captures (job_id uuid primary key)');
-await db.pool.query(`
-  create function refuse_listed_capture() returns trigger language plpgsql as $$
-  begin
-    if new.charge_type = 'capture' and exists (select 1 from refused_captures where job_id = new.job_id) then
-      raise exception 'the capture of job % is refused for good by the test', new.job_id;
-    end if;
-    return new;
-  end $$`);
-await db.pool.query('create trigger refuse_listed_capture before insert on settlements for each row execute function refuse_listed_capture()');
+const refusals = await refuseCapturesOnDemand(db.pool);
 
 const USAGE = { input_tokens: 1200, output_tokens: 340 }; // 0.001880 of a 0.020000 hold
 const HOLD = '0.020000';
@@ -46,7 +38,7 @@ const HOLD = '0.020000';
 async function jobWithDeadCompletion(world: World): Promise<{ jobId: string; eventKey: string }> {
   const job = await submitJob(world);
   expect(job.reserved).toBe(HOLD);
-  await db.pool.query('insert into refused_captures (job_id) values ($1)', [job.id]);
+  await refusals.refuse(job.id);
   const eventKey = `msg_${randomUUID()}`;
   await send(server.url, world, providerEvent(world, job.id, 'job.completed', { usage: USAGE }), eventKey);
   const view = await settledJob(world, job.id, 'reserved', { events: 1 });

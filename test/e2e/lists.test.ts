@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/database.js';
+import { refuseCapturesOnDemand } from '../support/refused-captures.js';
 import { startServer } from '../support/server.js';
 import { Client, TEST_SECRET, type Answer } from '../support/client.js';
 import { createWorld, submitJob, type World } from '../support/world.js';
@@ -21,16 +22,7 @@ const server = await startServer(db.url, { workers: 1, env: { TALLY_MAX_ATTEMPTS
 const admin = new Client(server.url);
 
 // A permanent settle error, as a real PostgreSQL failure: the capture of a listed job is refused.
-await db.pool.query('create table refused_captures (job_id uuid primary key)');
-await db.pool.query(`
-  create function refuse_listed_capture() returns trigger language plpgsql as $$
-  begin
-    if new.charge_type = 'capture' and exists (select 1 from refused_captures where job_id = new.job_id) then
-      raise exception 'the capture of job % is refused by the test', new.job_id;
-    end if;
-    return new;
-  end $$`);
-await db.pool.query('create trigger refuse_listed_capture before insert on settlements for each row execute function refuse_listed_capture()');
+const refusals = await refuseCapturesOnDemand(db.pool);
 
 const USAGE = { input_tokens: 1200, output_tokens: 340 };
 const OVER_USAGE = { input_tokens: 20_000, output_tokens: 10_000 }; // beyond the 10,000 / 5,000 limits
@@ -104,7 +96,7 @@ e.push(await event(A, a3, 'job.started'));
 await settledJob(A, a3, 'running', { events: 1 });
 e.push(await event(A, a4, 'job.completed', { usage: OVER_USAGE }));
 await settledJob(A, a4, 'captured', { events: 1 });
-await db.pool.query('insert into refused_captures (job_id) values ($1), ($2)', [a5, a6]);
+await refusals.refuse(a5, a6);
 e.push(await event(A, a5, 'job.completed', { usage: USAGE }));
 await settledJob(A, a5, 'reserved', { events: 1 });
 e.push(await event(A, a6, 'job.completed', { usage: USAGE }));
@@ -277,7 +269,7 @@ describe('GET /v1/events', () => {
     expect(tenantDead.dead_lettered_at).not.toBeNull();
     expect(tenantDead).not.toHaveProperty('last_error');
     const adminDead = (await admin.get('/v1/events?state=dead')).body.data[0];
-    expect(adminDead.last_error).toContain('refused by the test');
+    expect(adminDead.last_error).toContain('refused for good by the test');
     const adminDiscarded = (await admin.get('/v1/events?state=discarded')).body.data[0];
     expect(adminDiscarded).toMatchObject({ id: e7.id, discarded_by: 'admin', discard_note: 'refused for good' });
     const applied = (await A.tenant.get(q('/v1/events', { job_id: a1, limit: '1' }))).body.data[0];

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/database.js';
+import { refuseCapturesOnDemand } from '../support/refused-captures.js';
 import { startServer, waitUntil } from '../support/server.js';
 import { Client, deliver, signDelivery } from '../support/client.js';
 import { createWorld, submitJob } from '../support/world.js';
@@ -30,16 +31,7 @@ const admin = new Client(server.url);
 
 // A capture refused by the database on every attempt, for the listed jobs only: the
 // worker dead-letters the completion (the same device as test/e2e/discard.test.ts).
-await db.pool.query('create table refused_captures (job_id uuid primary key)');
-await db.pool.query(`
-  create function refuse_listed_capture() returns trigger language plpgsql as $$
-  begin
-    if new.charge_type = 'capture' and exists (select 1 from refused_captures where job_id = new.job_id) then
-      raise exception 'the capture of job % is refused for good by the test', new.job_id;
-    end if;
-    return new;
-  end $$`);
-await db.pool.query('create trigger refuse_listed_capture before insert on settlements for each row execute function refuse_listed_capture()');
+const refusals = await refuseCapturesOnDemand(db.pool);
 
 const USAGE = { input_tokens: 1200, output_tokens: 340 }; // 0.001880 of a 0.020000 hold
 
@@ -158,7 +150,7 @@ describe('decision log lines', () => {
   it('a dead letter logs the event, job, tenant, attempts and last error; reconciliation logs the exception it raises, once', async () => {
     const world = await createWorld(admin);
     const job = await submitJob(world);
-    await db.pool.query('insert into refused_captures (job_id) values ($1)', [job.id]);
+    await refusals.refuse(job.id);
     const eventId = `msg_${randomUUID()}`;
     await send(server.url, world, providerEvent(world, job.id, 'job.completed', { usage: USAGE }), eventId);
     await settledJob(world, job.id, 'reserved', { events: 1 });

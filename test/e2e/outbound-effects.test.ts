@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, deliver, signDelivery } from '../support/client.js';
 import { freshDatabase } from '../support/database.js';
+import { refuseCapturesOnDemand } from '../support/refused-captures.js';
 import { startServer, waitUntil } from '../support/server.js';
 import { WebhookReceiver, type Received } from '../support/webhook-receiver.js';
 import { completion, createWorld, submitJob, type World } from '../support/world.js';
@@ -15,16 +16,7 @@ import { completion, createWorld, submitJob, type World } from '../support/world
 
 const db = await freshDatabase();
 // A capture refused for good for listed jobs: its transaction rolls back on every attempt.
-await db.pool.query('create table refused_captures (job_id uuid primary key)');
-await db.pool.query(`
-  create function refuse_listed_capture() returns trigger language plpgsql as $$
-  begin
-    if new.charge_type = 'capture' and exists (select 1 from refused_captures where job_id = new.job_id) then
-      raise exception 'the capture of job % is refused by the test', new.job_id;
-    end if;
-    return new;
-  end $$`);
-await db.pool.query('create trigger refuse_listed_capture before insert on settlements for each row execute function refuse_listed_capture()');
+const refusals = await refuseCapturesOnDemand(db.pool);
 
 const server = await startServer(db.url, {
   workers: 1,
@@ -86,7 +78,7 @@ describe('messages for committed effects', () => {
     const world = await createWorld(admin);
     await listening(world);
     const job = await submitJob(world);
-    await db.pool.query('insert into refused_captures (job_id) values ($1)', [job.id]);
+    await refusals.refuse(job.id);
     await deliver(server.url, world.provider, signDelivery(completion(world, job.id, { input_tokens: 10, output_tokens: 1 })));
     await waitUntil(async () => (await world.tenant.get(`/v1/jobs/${job.id}`)).body.events[0]?.state === 'dead');
     const rows = await db.pool.query(`select count(*)::int as n from outbound_messages where tenant_id = $1 and type = 'job.settled'`, [world.tenantId]);
