@@ -9,7 +9,7 @@ import type { TenantRow } from '../catalog/tenant-list.js';
 import { EXCEPTION_STATUSES, type ListedException } from '../reconcile/exception-list.js';
 import { Metadata } from './schemas.js';
 import { JobEventView, JobSummaryView, ReconciliationExceptionView, SettlementView } from './view-schemas.js';
-import { jobSummaryView, settlementView } from './views.js';
+import { eventView, jobSummaryView, settlementView } from './views.js';
 
 /**
  * The items of the list APIs (GET /v1/jobs, /v1/settlements, /v1/events, …): each is the
@@ -76,21 +76,8 @@ export const EventListItem = Type.Object(
 export function eventListItem(e: ListedEvent, audience: 'tenant' | 'admin') {
   return {
     id: `${e.provider}/${e.event_key}`,
-    event_key: e.event_key,
-    provider: e.provider,
-    type: e.type,
+    ...eventView(e, audience),
     state: e.state,
-    reason: e.reason,
-    attempts: e.attempts,
-    error_code: e.error_code,
-    ...(audience === 'admin'
-      ? {
-          last_error: e.last_error,
-          ...(e.state === 'discarded' ? { discarded_by: e.discarded_by, discarded_at: iso(e.discarded_at), discard_note: e.discard_note } : {}),
-        }
-      : {}),
-    received_at: e.received_at.toISOString(),
-    processed_at: iso(e.processed_at),
     tenant_id: e.tenant_id,
     job_id: e.job_id,
     settlement_key: e.settlement_key,

@@ -74,6 +74,29 @@ export function jobSummaryView(job: JobRow, priceVersion: number) {
   };
 }
 
+type EventFields = JobDetails['events'][number];
+
+/** A provider event as its reader may see it (the job view's events, and the events list). */
+export function eventView(e: EventFields, audience: 'tenant' | 'admin') {
+  return {
+    event_key: e.event_key,
+    provider: e.provider,
+    type: e.type,
+    state: e.state,
+    reason: e.reason,
+    attempts: e.attempts,
+    error_code: e.error_code,
+    ...(audience === 'admin'
+      ? {
+          last_error: e.last_error,
+          ...(e.state === 'discarded' ? { discarded_by: e.discarded_by, discarded_at: e.discarded_at?.toISOString() ?? null, discard_note: e.discard_note } : {}),
+        }
+      : {}),
+    received_at: e.received_at.toISOString(),
+    processed_at: e.processed_at?.toISOString() ?? null,
+  };
+}
+
 /**
  * A job as its reader may see it: a tenant gets each event's stable `error_code`; the
  * raw `last_error` (which can name an operator's private provider URL) only the admin.
@@ -82,23 +105,7 @@ export function jobView({ job, priceVersion, settlements, events, alerts, delive
   return {
     ...jobSummaryView(job, priceVersion),
     settlements: settlements.map(settlementView),
-    events: events.map((e) => ({
-      event_key: e.event_key,
-      provider: e.provider,
-      type: e.type,
-      state: e.state,
-      reason: e.reason,
-      attempts: e.attempts,
-      error_code: e.error_code,
-      ...(audience === 'admin'
-        ? {
-            last_error: e.last_error,
-            ...(e.state === 'discarded' ? { discarded_by: e.discarded_by, discarded_at: e.discarded_at?.toISOString() ?? null, discard_note: e.discard_note } : {}),
-          }
-        : {}),
-      received_at: e.received_at.toISOString(),
-      processed_at: e.processed_at?.toISOString() ?? null,
-    })),
+    events: events.map((e) => eventView(e, audience)),
     alerts,
     deliveries: deliveries.map((d) => ({ ...d, received_at: d.received_at.toISOString() })),
   };
