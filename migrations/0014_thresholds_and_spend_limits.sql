@@ -78,7 +78,8 @@ create table spend_limits (
 -- (+ the captured amount in the capture's period, − the hold in the hold's period), a
 -- release (− the hold in the hold's period), an adjustment (± its amount). A period is
 -- its transaction's now() in UTC — the created_at of the hold and of the settlement —
--- so reconciliation (spend_period_drift) recomputes it from holds and settlements.
+-- so reconciliation (spend_period_drift) recomputes it from the entries with the
+-- instants of their holds and settlements.
 create table spend_periods (
   tenant_id uuid not null,
   currency text not null,
@@ -88,17 +89,26 @@ create table spend_periods (
   constraint spend_periods_pkey primary key (tenant_id, currency, period, starts_on)
 );
 
--- The spend so far: no writer may commit meanwhile (they would be missed), so the
--- tables it is read from are held for this migration's transaction.
-lock table holds, settlements in share mode;
+-- The spend so far, from holds and settlements with their entries (as spend_period_drift
+-- recomputes it): no writer may commit meanwhile (it would be missed), so the tables it
+-- is read from are held for this migration's transaction.
+lock table ledger_entries, holds, settlements in share mode;
 insert into spend_periods (tenant_id, currency, period, starts_on, spent)
 select m.tenant_id, m.currency, p.period, p.starts_on, sum(m.amount)
 from (
-  select s.tenant_id, j.currency, s.created_at as at, s.amount
-  from settlements s join jobs j on j.id = s.job_id
-  where s.charge_type in ('capture', 'adjustment') and s.amount <> 0
+  -- a reservation: its hold's reserve entry, in the hold's period
+  select e.tenant_id, e.currency, h.created_at as at, e.amount
+  from holds h join ledger_entries e on e.id = h.pending_entry_id
   union all
-  select h.tenant_id, h.currency, h.created_at, h.amount from holds h where h.resolved_by is null and h.amount <> 0
+  -- what resolved a hold (capture, remainder, release) leaves the hold's period
+  select e.tenant_id, e.currency, h.created_at, -e.amount
+  from settlements s join ledger_entries e on e.settlement_key = s.settlement_key join holds h on h.job_id = s.job_id
+  where e.entry_type in ('capture', 'release_remainder', 'release')
+  union all
+  -- captures and adjustments count in the settlement's period (a refund is the wallet's credit)
+  select e.tenant_id, e.currency, s.created_at, case when e.credit_account_id = e.wallet_id then -e.amount else e.amount end
+  from settlements s join ledger_entries e on e.settlement_key = s.settlement_key
+  where e.entry_type in ('capture', 'adjustment')
 ) m
 cross join lateral (values ('day', (m.at at time zone 'UTC')::date),
                            ('month', date_trunc('month', m.at at time zone 'UTC')::date)) as p(period, starts_on)

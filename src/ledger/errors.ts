@@ -1,4 +1,5 @@
 /** Ledger outcomes that are not database errors. Each has a stable `code` for the API. */
+import { formatAmount } from '../money/index.js';
 
 export class InsufficientFunds extends Error {
   readonly code = 'insufficient_funds';
@@ -52,5 +53,33 @@ export class OutcomeUnknown extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'OutcomeUnknown';
+  }
+}
+
+/** A spend limit a reservation would exceed (wallet-entries.ts): the period's values, exact bigints as text. */
+export interface OverLimit {
+  period: 'day' | 'month';
+  limit: string;
+  /** the period's first day, YYYY-MM-DD (UTC) */
+  starts_on: string;
+  /** the period's spend before this reservation: captures and adjustments posted in it, plus its open holds */
+  spent: string;
+}
+
+/** A reservation refused by the tenant's spend limit: nothing is reserved (402 spend_limit_reached). */
+export class SpendLimitReached extends Error {
+  readonly code = 'spend_limit_reached';
+  constructor(
+    readonly over: OverLimit,
+    readonly currency: string,
+    readonly requested: bigint,
+  ) {
+    const [limit, spent] = [formatAmount(BigInt(over.limit)), formatAmount(BigInt(over.spent))];
+    super(
+      `the tenant's ${over.period === 'day' ? 'daily' : 'monthly'} spend limit of ${limit} ${currency} is reached: ` +
+        `${spent} ${currency} spent this ${over.period} (since ${over.starts_on}T00:00:00Z, UTC; captures and open holds), ` +
+        `and this job would reserve ${formatAmount(requested)} more; nothing was reserved`,
+    );
+    this.name = 'SpendLimitReached';
   }
 }

@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../ids.js';
 import { entryInstant, type EntryRow } from './entries.js';
+import { SpendLimitReached, type OverLimit } from './errors.js';
+import { announceCrossings, type Crossing } from './thresholds.js';
 import { projectionDelta, type Transfer } from './transfers.js';
 
 /**
@@ -44,6 +46,23 @@ export interface PostedToWallet {
 const INSERT_COLUMNS = `id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
   amount, currency, tenant_id, job_id, reference, created_at, wallet_id, wallet_seq, balance_after, reserved_after`;
 
+/**
+ * The statement. `moves` are the entries with their places and running values; what
+ * they do to the tenant's spend goes to spend_periods (migrations/0014): a reservation,
+ * a capture or an adjustment counts in the period of this transaction's now(), and the
+ * hold a capture or release resolves leaves the period of the hold's creation (its
+ * row's created_at, the same now() of the reservation). Periods are UTC days and months.
+ * Each period's rows change only under the wallet's lock, which this statement holds by
+ * then, so ON CONFLICT adds to the latest committed value. The wallet's thresholds are
+ * evaluated only when its row (as locked) says it has some, by wallet_thresholds_cross,
+ * which reads them with a fresh snapshot: a threshold committed while this statement
+ * waited for the lock is seen.
+ *
+ * Guarded (a reservation): nothing moves unless the wallet is the tenant's, in the
+ * currency, with `available` covering the amount; and `over_limit` names each spend limit
+ * of the tenant that the period's spend, with this reservation, now exceeds (read from
+ * the counters as this statement wrote them: exact under any concurrency).
+ */
 function statement(guarded: boolean): string {
   return `with head as (
     update accounts set debits_pending = debits_pending + $2, debits_posted = debits_posted + $3,
@@ -51,27 +70,66 @@ function statement(guarded: boolean): string {
                         entry_seq = entry_seq + $6, running_balance = running_balance + $7, running_reserved = running_reserved + $8,
                         last_entry_at = greatest(clock_timestamp(), last_entry_at)
     where id = $1${guarded ? ` and kind = 'wallet' and tenant_id = $23 and currency = $24 and credits_posted - debits_posted - debits_pending >= $25` : ''}
-    returning entry_seq, running_balance, running_reserved, last_entry_at, credits_posted - debits_posted as balance
-  ), inserted as (
-    insert into ledger_entries (${INSERT_COLUMNS})
-    select e.id, e.settlement_key, e.entry_type, e.flags, e.pending_id, e.debit_account_id, e.credit_account_id,
-           e.amount, e.currency, e.tenant_id, e.job_id, e.reference, head.last_entry_at, $1,
-           head.entry_seq - $6 + e.n, head.running_balance - e.balance_later, head.running_reserved - e.reserved_later
+    returning entry_seq, running_balance, running_reserved, last_entry_at, credits_posted - debits_posted as balance,
+              tenant_id, currency, threshold_count
+  ), moves as (
+    select e.*, head.last_entry_at as at, head.entry_seq - $6 + e.n as wallet_seq,
+           head.running_balance - e.balance_later as balance_after, head.running_reserved - e.reserved_later as reserved_after
     from head cross join unnest($9::uuid[], $10::text[], $11::text[], $12::text[], $13::uuid[], $14::uuid[], $15::uuid[],
                                 $16::bigint[], $17::text[], $18::uuid[], $19::uuid[], $20::text[], $21::bigint[], $22::bigint[])
          with ordinality as e(id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
                               amount, currency, tenant_id, job_id, reference, balance_later, reserved_later, n)
+  ), inserted as (
+    insert into ledger_entries (${INSERT_COLUMNS})
+    select id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
+           amount, currency, tenant_id, job_id, reference, at, $1, wallet_seq, balance_after, reserved_after
+    from moves
     returning *
+  ), spending as (
+    select now() as at, case when m.entry_type in ('reserve', 'capture') then m.amount
+                             when m.entry_type = 'adjustment' and m.debit_account_id = $1 then m.amount
+                             when m.entry_type = 'adjustment' then -m.amount
+                             else 0 end as amount
+    from moves m
+    union all
+    select h.created_at, -m.amount from moves m join holds h on h.job_id = m.job_id where m.flags in ('post_pending', 'void_pending')
+  ), spend as (
+    insert into spend_periods (tenant_id, currency, period, starts_on, spent)
+    select head.tenant_id, head.currency, p.period, p.starts_on, sum(s.amount)
+    from head cross join spending s
+    cross join lateral (values ('day', (s.at at time zone 'UTC')::date),
+                               ('month', date_trunc('month', s.at at time zone 'UTC')::date)) as p(period, starts_on)
+    where s.amount <> 0
+    group by head.tenant_id, head.currency, p.period, p.starts_on
+    having sum(s.amount) <> 0
+    order by p.period, p.starts_on
+    on conflict on constraint spend_periods_pkey do update set spent = spend_periods.spent + excluded.spent
+    returning period, starts_on, spent
+  ), crossed as materialized (
+    select case when head.threshold_count > 0
+                then wallet_thresholds_cross($1, array(select m.balance_after - m.reserved_after from moves m order by m.n)) end as crossings
+    from head
   )
-  select (select balance from head) as wallet_balance, inserted.*, ${entryInstant('inserted.created_at')} as created_at_text
+  select (select balance from head) as wallet_balance, (select crossings from crossed) as threshold_crossings,
+         ${guarded ? OVER_LIMIT : 'null::jsonb'} as over_limit,
+         inserted.*, ${entryInstant('inserted.created_at')} as created_at_text
   from inserted order by wallet_seq`;
 }
 
+/** The limits a reservation's spend now exceeds, with what the period had spent before it. */
+const OVER_LIMIT = `(select jsonb_agg(jsonb_build_object('period', l.period, 'limit', l.amount::text, 'starts_on', s.starts_on,
+                                             'spent', (s.spent - $25)::text) order by l.period)
+     from spend s join spend_limits l on l.tenant_id = $23 and l.currency = $24 and l.period = s.period
+     where s.spent > l.amount)`;
+
 /**
- * Posts `transfers` (each with `walletId` on one side) to the wallet: projection, order
- * and entries in one statement. With a guard, nothing is written unless the wallet is the
- * tenant's, in the currency, with `available` covering the amount: null then. Transfers of
- * zero are skipped (an entry always moves money); at least one must move some.
+ * Posts `transfers` (each with `walletId` on one side) to the wallet: projection, order,
+ * entries, the tenant's spend and the wallet's thresholds in one statement. With a guard,
+ * nothing is written unless the wallet is the tenant's, in the currency, with `available`
+ * covering the amount: null then; over one of the tenant's spend limits it throws
+ * SpendLimitReached. A threshold crossed downward writes its wallet.balance_low message
+ * (one more statement, only then). Transfers of zero are skipped (an entry always moves
+ * money); at least one must move some.
  */
 export async function postWalletEntries(tx: Queryable, walletId: string, transfers: Transfer[], guard?: FundsGuard): Promise<PostedToWallet | null> {
   const moving = transfers.filter((t) => t.amount !== 0n);
@@ -122,12 +180,15 @@ export async function postWalletEntries(tx: Queryable, walletId: string, transfe
     reservedLater.map(String),
   ];
   if (guard) values.push(guard.tenantId, guard.currency, guard.available.toString());
-  const result = await tx.query<EntryRow & { wallet_balance: bigint }>({
+  const result = await tx.query<EntryRow & { wallet_balance: bigint; threshold_crossings: Crossing[] | null; over_limit: OverLimit[] | null }>({
     name: guard ? 'post_wallet_entries_guarded' : 'post_wallet_entries',
     text: statement(guard !== undefined),
     values,
   });
   const first = result.rows[0];
   if (!first) return null;
+  // Refused by a spend limit: the caller's transaction rolls back, as for InsufficientFunds.
+  if (guard && first.over_limit) throw new SpendLimitReached(first.over_limit[0]!, guard.currency, guard.available);
+  if (first.threshold_crossings?.length) await announceCrossings(tx, { walletId, tenantId: moving[0]!.tenantId, currency: moving[0]!.currency }, first.threshold_crossings);
   return { rows: result.rows, balance: first.wallet_balance };
 }
