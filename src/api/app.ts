@@ -28,6 +28,8 @@ import { overviewRoutes } from './routes/overview.js';
 import { listRoutes } from './routes/lists.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
+import { thresholdRoutes } from './routes/thresholds.js';
+import { spendLimitRoutes } from './routes/spend-limits.js';
 import { consoleRoutes } from '../console/routes.js';
 
 export interface AppOptions {
@@ -109,6 +111,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   listRoutes(api, context);
   apiKeyRoutes(api, context);
   webhookEndpointRoutes(api, context);
+  thresholdRoutes(api, context);
+  spendLimitRoutes(api, context);
   await consoleRoutes(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -4,7 +4,7 @@ import { ConnectionLost, DatabaseError, InvalidText, NumericOutOfRange, Statemen
 import { AmountOutOfRange, InvalidAmountError, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
 import { InvalidPolicyError } from '../lifecycle/index.js';
-import { CreditKeyConflict, InsufficientFunds } from '../ledger/errors.js';
+import { CreditKeyConflict, InsufficientFunds, SpendLimitReached } from '../ledger/errors.js';
 import { InvalidLimits, NoPrice } from '../jobs/submit.js';
 import { validationFailure } from './validation-errors.js';
 
@@ -46,6 +46,7 @@ function domainError(raw: unknown): ApiError | null {
   if (error instanceof InvalidUsageError) return new ApiError(400, 'invalid_usage', error.message);
   if (error instanceof InvalidPolicyError) return new ApiError(400, 'invalid_policy', error.message);
   if (error instanceof InsufficientFunds) return new ApiError(402, 'insufficient_funds', 'the wallet\'s available balance does not cover this job\'s reservation; nothing was reserved');
+  if (error instanceof SpendLimitReached) return new ApiError(402, 'spend_limit_reached', error.message);
   if (error instanceof InvalidLimits) return new ApiError(422, 'invalid_limits', error.message);
   if (error instanceof NoPrice) return new ApiError(422, 'no_price', error.message);
   if (error instanceof CreditKeyConflict) return new ApiError(409, 'credit_key_conflict', error.message);
