@@ -64,7 +64,10 @@ export async function putSpendLimit(tx: Queryable, limit: PutSpendLimit): Promis
       [limit.tenantId, limit.currency, limit.period, limit.amount.toString()],
     );
     id = updated.rows[0]?.id;
-    if (id === undefined) throw new Error(`the ${limit.period} spend limit of tenant ${limit.tenantId} in ${limit.currency} was deleted while it was being replaced; send it again`);
+    if (id === undefined)
+      throw new Error(
+        `the ${limit.period} spend limit of tenant ${limit.tenantId} in ${limit.currency} was deleted while it was being replaced; send it again`,
+      );
   }
   const row = await findSpendLimit(tx, limit.tenantId, id!);
   return { row: row!, created };
@@ -80,7 +83,10 @@ export async function listSpendLimits(db: Queryable, tenantId: string, page: Pag
   const { where, order } = keyset('l.id', page, 2);
   const values: unknown[] = [tenantId];
   if (page.cursor) values.push(page.cursor.id);
-  const result = await db.query<SpendLimitRow>(`${WITH_CURRENT_SPEND} where l.tenant_id = $1 and ${where} order by ${order} limit ${page.limit + 1}`, values);
+  const result = await db.query<SpendLimitRow>(
+    `${WITH_CURRENT_SPEND} where l.tenant_id = $1 and ${where} order by ${order} limit ${page.limit + 1}`,
+    values,
+  );
   return result.rows;
 }
 

@@ -75,7 +75,10 @@ export async function listThresholds(db: Queryable, walletId: string, page: Page
   const { where, order } = keyset('id', page, 2);
   const values: unknown[] = [walletId];
   if (page.cursor) values.push(page.cursor.id);
-  const result = await db.query<ThresholdRow>(`select * from wallet_thresholds where wallet_id = $1 and ${where} order by ${order} limit ${page.limit + 1}`, values);
+  const result = await db.query<ThresholdRow>(
+    `select * from wallet_thresholds where wallet_id = $1 and ${where} order by ${order} limit ${page.limit + 1}`,
+    values,
+  );
   return result.rows;
 }
 
@@ -100,7 +103,11 @@ export async function deleteThreshold(tx: Queryable, walletId: string, threshold
  * threshold crossed, in the order of the entries that crossed them (the higher threshold
  * first when one entry crossed several).
  */
-export async function announceCrossings(tx: Queryable, wallet: { walletId: string; tenantId: string; currency: string }, crossings: Crossing[]): Promise<void> {
+export async function announceCrossings(
+  tx: Queryable,
+  wallet: { walletId: string; tenantId: string; currency: string },
+  crossings: Crossing[],
+): Promise<void> {
   const ordered = [...crossings].sort((a, b) => a.position - b.position || compareDescending(BigInt(a.threshold), BigInt(b.threshold)));
   const messages: NewMessage[] = ordered.map((c) => ({
     tenantId: wallet.tenantId,

@@ -22,10 +22,10 @@ afterEach(async () => {
 
 /** An endpoint of the tenant listening to every type: messages are written for tenants that listen. */
 async function listen(world: World): Promise<void> {
-  await db.pool.query(`insert into webhook_endpoints (id, tenant_id, url, events, secret) values ($1, $2, 'https://hooks.example.com/t', '{*}', 'whsec_dGVzdHRlc3R0ZXN0dGVzdA==')`, [
-    newId(),
-    world.tenantId,
-  ]);
+  await db.pool.query(
+    `insert into webhook_endpoints (id, tenant_id, url, events, secret) values ($1, $2, 'https://hooks.example.com/t', '{*}', 'whsec_dGVzdHRlc3R0ZXN0dGVzdA==')`,
+    [newId(), world.tenantId],
+  );
 }
 
 async function balanceLow(world: World) {
@@ -46,7 +46,8 @@ const available = async (world: World) => {
   const w = await walletRow(db.pool, world.wallet.id);
   return w.credits_posted - w.debits_posted - w.debits_pending;
 };
-const armed = async (id: string) => (await db.pool.query<{ armed: boolean }>('select armed from wallet_thresholds where id = $1', [id])).rows[0]!.armed;
+const armed = async (id: string) =>
+  (await db.pool.query<{ armed: boolean }>('select armed from wallet_thresholds where id = $1', [id])).rows[0]!.armed;
 const micros = (n: bigint) => `0.${n.toString().padStart(6, '0')}`;
 
 describe('balance thresholds', () => {
@@ -55,14 +56,21 @@ describe('balance thresholds', () => {
     // the limits charges the 7000 more (an adjustment: available falls).
     const world = await createWorld(db.pool, { funds: 100_000n });
     await listen(world);
-    const [first, released, third] = [await submitWorldJob(db.pool, world), await submitWorldJob(db.pool, world), await submitWorldJob(db.pool, world)];
-    for (const job of [first, third]) await settle(db.pool, { jobId: job.id, event: { type: 'job.completed', usage: { input_tokens: 500, output_tokens: 0 } } });
+    const [first, released, third] = [
+      await submitWorldJob(db.pool, world),
+      await submitWorldJob(db.pool, world),
+      await submitWorldJob(db.pool, world),
+    ];
+    for (const job of [first, third])
+      await settle(db.pool, { jobId: job.id, event: { type: 'job.completed', usage: { input_tokens: 500, output_tokens: 0 } } });
     expect(await available(world)).toBe(90_000n);
     const t = await threshold(world, 86_000n);
     expect(t.armed).toBe(true);
 
     const correction = { type: 'job.usage_corrected' as const, correction: 1, usage: { input_tokens: 1000, output_tokens: 1000 } };
-    const claims = await Promise.all([first, released, third].map((job) => insertClaimedEvent(db.pool, job, { type: 'job.usage_corrected' })));
+    const claims = await Promise.all(
+      [first, released, third].map((job) => insertClaimedEvent(db.pool, job, { type: 'job.usage_corrected' })),
+    );
     await settleBatch(db.pool, [
       { jobId: first.id, event: correction, claim: claims[0]! }, // 90000 → 83000: below
       { jobId: released.id, event: { type: 'job.failed' }, claim: claims[1]! }, // → 91000: re-armed
@@ -122,6 +130,8 @@ describe('balance thresholds', () => {
     gate.release();
     await reservation;
     expect(created).toMatchObject({ created: { armed: true } });
-    expect(await balanceLow(world)).toEqual([{ wallet_id: world.wallet.id, currency: 'USD', threshold: micros(5_000n), available: micros(2_000n) }]);
+    expect(await balanceLow(world)).toEqual([
+      { wallet_id: world.wallet.id, currency: 'USD', threshold: micros(5_000n), available: micros(2_000n) },
+    ]);
   });
 });
