@@ -6,6 +6,7 @@ import { runDueDuties } from '../duties/duties.js';
 import { DEFAULT_LEASE_SECONDS } from '../queue/index.js';
 import { Worker, type WorkerOptions } from '../worker/worker.js';
 import { divertConnectionFailures, reasonOf, throttleConnectionFailures } from './connection-trouble.js';
+import { describeDatabaseUrl } from '../db/hosts.js';
 
 type Log = WorkerOptions['log'];
 
@@ -148,14 +149,9 @@ export class FollowingWorker {
   }
 }
 
-/** host:port of a database URL, without the password. */
+/** host:port of a database URL (every host of a multi-host one), without the password. */
 function where(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
-  } catch {
-    return 'the database';
-  }
+  return describeDatabaseUrl(url);
 }
 
 /** Pool settings for processes that settle: a stalled transaction must not outlive its lease. */

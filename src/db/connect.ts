@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { createPool, type Pool, type PoolOptions } from './pool.js';
 import { answers, runningEmbeddedUrl, startEmbedded, type EmbeddedServer } from '../dev-db/server.js';
+import { newClient } from './host-selection.js';
 
 export interface Database {
   /** where the pool connects; changes when reconnect() follows the server elsewhere */
@@ -32,10 +33,8 @@ export async function openDatabase(options: PoolOptions & { log?: (message: stri
     pool: createPool(configured ?? embedded!.url, options),
     embedded,
     locate: async () => {
-      if (configured || embedded!.owner) {
-        const url = configured ?? embedded!.url;
-        return (await answers(url)) ? url : null;
-      }
+      if (configured) return (await acceptsConnections(configured)) ? configured : null;
+      if (embedded!.owner) return (await answers(embedded!.url)) ? embedded!.url : null;
       return await runningEmbeddedUrl(folder);
     },
     reconnect: async (url) => {
@@ -49,4 +48,22 @@ export async function openDatabase(options: PoolOptions & { log?: (message: stri
     },
   };
   return db;
+}
+
+/**
+ * Whether DATABASE_URL's database answers a query now; for a multi-host URL, whether one
+ * of its hosts fits target_session_attrs (a worker waits for the new primary).
+ */
+async function acceptsConnections(url: string): Promise<boolean> {
+  const client = newClient(url, { connectionTimeoutMillis: 2000, application_name: 'tally-locate' });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

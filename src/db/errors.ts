@@ -17,6 +17,7 @@ export const SQLSTATE = {
   adminShutdown: '57P01', // pg_terminate_backend, server shutting down
   crashShutdown: '57P02',
   cannotConnectNow: '57P03', // starting up or shutting down
+  readOnlyTransaction: '25006', // a write on a standby, or with default_transaction_read_only on
   appendOnlyViolation: 'TL001', // raised by our triggers on immutable tables
   characterNotInRepertoire: '22021', // e.g. a NUL character in text
   untranslatableCharacter: '22P05',
@@ -72,6 +73,13 @@ export class NumericOutOfRange extends DatabaseError {}
  */
 export class ConnectionLost extends DatabaseError {}
 
+/**
+ * The server refused a write as read-only (25006): the connection reached a standby or a
+ * primary being demoted. Nothing was written, but it is handled as a lost connection —
+ * read back, retry on a new connection, which looks for the primary (host-selection.ts).
+ */
+export class ServerReadOnly extends ConnectionLost {}
+
 const CONNECTION_ERROR_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH']);
 
 export function mapDatabaseError(error: unknown): unknown {
@@ -110,6 +118,8 @@ export function mapDatabaseError(error: unknown): unknown {
     case SQLSTATE.crashShutdown:
     case SQLSTATE.cannotConnectNow:
       return new ConnectionLost(message, options);
+    case SQLSTATE.readOnlyTransaction:
+      return new ServerReadOnly(message, options);
   }
   if (
     (fields.code && CONNECTION_ERROR_CODES.has(fields.code)) ||

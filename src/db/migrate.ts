@@ -2,7 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { Pool } from './pool.js';
+import { urlOf, type Pool } from './pool.js';
+import { newClient } from './host-selection.js';
 import { TransactionRollbackError, mapDatabaseError } from './errors.js';
 import { backoff, sleep } from '../backoff.js';
 import { MAX_TRANSACTION_ATTEMPTS, TRANSACTION_RETRY_BACKOFF } from './transaction.js';
@@ -43,7 +44,7 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
  */
 export async function migrate(target: Pool | string, log: (message: string) => void = () => {}): Promise<string[]> {
   const migrations = await loadMigrations();
-  const client = new pg.Client(migrationConnection(target));
+  const client = migrationClient(target);
   // A broken connection rejects the query in flight; the event itself must not crash us.
   client.on('error', () => {});
   await client.connect();
@@ -64,9 +65,19 @@ export async function migrate(target: Pool | string, log: (message: string) => v
   }
 }
 
-/** How to reach the database, without the pool's timeouts (no query_timeout, no statement_timeout). */
-function migrationConnection(target: Pool | string): pg.ClientConfig {
-  if (typeof target === 'string') return { connectionString: target, keepAlive: true, application_name: 'tally-migrate' };
+/**
+ * A connection to the database, without the pool's timeouts (no query_timeout, no
+ * statement_timeout). To the pool's DATABASE_URL when known, so that a multi-host URL
+ * migrates its primary (host-selection.ts).
+ */
+function migrationClient(target: Pool | string): pg.Client {
+  if (typeof target === 'string') return newClient(target, { keepAlive: true, application_name: 'tally-migrate' });
+  const { connectionString, ...config } = migrationConnection(target);
+  const url = urlOf(target);
+  return url ? newClient(url, config) : new pg.Client({ connectionString, ...config });
+}
+
+function migrationConnection(target: Pool): pg.ClientConfig {
   const o = target.options;
   return {
     connectionString: o.connectionString,

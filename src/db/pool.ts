@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { hostSelectingClient, selectorFor } from './host-selection.js';
 
 // bigint columns come back as strings by default; money is bigint, so parse to bigint.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => BigInt(value));
@@ -24,9 +25,18 @@ export interface PoolOptions {
   applicationName?: string;
 }
 
+/**
+ * A pool on `url`. A URL with several hosts or a target_session_attrs (libpq's syntax,
+ * which node-postgres does not read) gets clients that connect to the host accepting
+ * writes and follow it when it fails over (host-selection.ts); any other URL goes to
+ * node-postgres unchanged, with no extra check or round trip.
+ */
 export function createPool(url: string, options: PoolOptions = {}): Pool {
+  const selector = selectorFor(url);
   const pool = new pg.Pool({
-    connectionString: url,
+    ...(selector
+      ? { connectionString: selector.list.urlFor(selector.list.hosts[0]!), Client: hostSelectingClient(selector) }
+      : { connectionString: url }),
     max: options.max ?? 10,
     statement_timeout: options.statementTimeout ?? 30_000,
     // The server enforces statement_timeout only while it is alive: a socket to a server
@@ -48,5 +58,13 @@ export function createPool(url: string, options: PoolOptions = {}): Pool {
   pool.on('connect', (client) => {
     client.on('error', () => {});
   });
+  urls.set(pool, url);
   return pool;
+}
+
+const urls = new WeakMap<Pool, string>();
+
+/** The DATABASE_URL a pool of createPool was made for (migrations open their own connection to it). */
+export function urlOf(pool: Pool): string | undefined {
+  return urls.get(pool);
 }

@@ -1,6 +1,6 @@
 import { backoff, sleep, type BackoffPolicy } from '../backoff.js';
 import type { Pool, PoolClient, Queryable } from './pool.js';
-import { DeadlockDetected, SerializationFailure, mapDatabaseError } from './errors.js';
+import { ConnectionLost, DeadlockDetected, SerializationFailure, mapDatabaseError } from './errors.js';
 
 /** Retry n of a transaction waits uniformly in [5, min(200, 5·2^n)] ms: conflicts clear fast. */
 export const TRANSACTION_RETRY_BACKOFF: BackoffPolicy = { floorMs: 5, firstMs: 10, capMs: 200 };
@@ -58,6 +58,9 @@ async function runOnce<T>(pool: Pool, fn: (tx: PoolClient) => Promise<T>, isolat
   } catch (error) {
     const mapped = mapDatabaseError(error);
     broken = await rollback(client);
+    // A server going away or refusing writes as read-only (a standby, a demoted primary)
+    // may still answer the ROLLBACK: its connection must not go back to the pool.
+    if (mapped instanceof ConnectionLost) broken = true;
     throw mapped;
   } finally {
     client.release(broken);

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Pool } from '../db/pool.js';
+import { newClient } from '../db/host-selection.js';
 import { failpoint } from '../failpoints.js';
 import { EVENTS_CHANNEL, claimEvents, type ClaimedEvent } from '../queue/index.js';
 import { settleEvent, settleEvents, type EventOutcome } from './settle-event.js';
@@ -165,7 +166,9 @@ export class Worker {
    * FollowingWorker makes a new Worker when the server moves).
    */
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.databaseUrl, application_name: 'tally-worker-listen' });
+    // newClient: with a multi-host DATABASE_URL the LISTEN goes to the primary (a standby
+    // refuses LISTEN), and after a failover the retry below finds the new one.
+    const client = newClient(this.options.databaseUrl, { application_name: 'tally-worker-listen' });
     client.on('error', (error) => {
       this.options.log.warn({ err: error }, 'notification connection lost; polling until it is back');
       if (this.listener === client) this.listener = null;
