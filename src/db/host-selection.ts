@@ -158,6 +158,16 @@ type ConnectCallback = (err: Error | null, client?: pg.Client) => void;
  * away or read-only. pg.Pool makes its clients with it (the pool's `Client` option).
  */
 export function hostSelectingClient(selector: HostSelector): typeof pg.Client {
+  const existing = clientClasses.get(selector);
+  if (existing) return existing;
+  const made = makeClientClass(selector);
+  clientClasses.set(selector, made);
+  return made;
+}
+
+const clientClasses = new WeakMap<HostSelector, typeof pg.Client>();
+
+function makeClientClass(selector: HostSelector): typeof pg.Client {
   return class HostSelectingClient extends pg.Client {
     private readonly facts = watchFacts(this);
     private chosen: DatabaseHost | null = null;

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConnectionLost } from '../../src/db/errors.js';
+import { ConnectionLost, ServerReadOnly } from '../../src/db/errors.js';
 import { newClient, selectorFor } from '../../src/db/host-selection.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createPool } from '../../src/db/pool.js';
@@ -45,6 +45,21 @@ describe('a multi-host DATABASE_URL', () => {
     await listener.end();
   });
 
+  it('checks a connection from what the server reports at startup: no query before the first of ours', async () => {
+    const url = multiHost(`127.0.0.1:${closed},${realHost}`);
+    const client = newClient(url, { application_name: 'ha-no-round-trip' });
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      const seen = await db.pool.query<{ query: string }>('select query from pg_stat_activity where pid = $1', [
+        (client as unknown as { processID: number }).processID,
+      ]);
+      expect(seen.rows).toEqual([{ query: '' }]);
+    } finally {
+      await client.end();
+    }
+  });
+
   it('forgets the chosen host when it drops its sessions (57P01), and the next connection looks again', async () => {
     const url = multiHost(`${realHost},127.0.0.1:${closed}`);
     const pool = createPool(url, { max: 1, applicationName: 'ha-terminated' });
@@ -57,6 +72,22 @@ describe('a multi-host DATABASE_URL', () => {
     const again = await pool.query<{ ok: number }>('select 1 as ok');
     expect(again.rows[0]!.ok).toBe(1);
     expect(selector.chosen).toEqual({ host: real.hostname, port: Number(real.port) });
+  });
+
+  it('a write refused as read-only (25006) is a lost connection: the client is discarded and the host looked for again', async () => {
+    const url = multiHost(`${realHost},127.0.0.1:${closed}`, 'primary');
+    const pool = createPool(url, { max: 1 });
+    pools.push(pool);
+    const selector = selectorFor(url)!;
+    const error = await withTransaction(pool, async (tx) => {
+      await tx.query('set transaction read only');
+      await tx.query('create table ha_read_only_probe (id int)');
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerReadOnly);
+    expect(error).toBeInstanceOf(ConnectionLost);
+    expect(selector.chosen).toBeNull();
+    expect(pool.totalCount).toBe(0);
+    expect((await pool.query<{ ok: number }>('select 1 as ok')).rows).toEqual([{ ok: 1 }]);
   });
 
   it('says which hosts it tried and why when none answers, as a lost connection (503, retried)', async () => {
