@@ -19,7 +19,7 @@ const db = await freshDatabase();
 const server = await startServer(db.url, { workers: 0, env: { TALLY_OUTBOUND_ALLOW: '127.0.0.1' } });
 const admin = new Client(server.url);
 
-/** A job reserving `units` × 1.00 USD (createWorld's price: 1.00 per million input tokens). */
+/** A job reserving 1.00 USD (createWorld's price: 1.00 per million input tokens). */
 const ONE = { input_tokens: 1_000_000 };
 
 async function listening(world: World): Promise<void> {
