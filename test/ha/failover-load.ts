@@ -48,7 +48,7 @@ export class FailoverLoad {
   /** our own calls answered other than expected */
   readonly refusals: string[] = [];
   /** every 5xx a caller saw: when (ms since epoch) and on what */
-  readonly errors5xx: { at: number; status: number; what: string }[] = [];
+  readonly errors5xx: { at: number; status: number; what: string; body: string }[] = [];
   private stopping = false;
   private loops: Promise<void>[] = [];
   private wave = 0;
@@ -64,12 +64,18 @@ export class FailoverLoad {
     const realFetch = globalThis.fetch;
     const spy = vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
       const response = await realFetch(input, init);
-      if (response.status >= 500)
+      if (response.status >= 500) {
+        const body = await response
+          .clone()
+          .text()
+          .catch(() => '');
         this.errors5xx.push({
           at: Date.now(),
           status: response.status,
           what: `${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`,
+          body: body.slice(0, 300),
         });
+      }
       return response;
     });
     this.restoreFetch = () => spy.mockRestore();

@@ -47,6 +47,8 @@ export interface FailoverOutcome {
   /** processes that exited on their own */
   crashes: string[];
   listeners: number;
+  /** the 5xx answered before the standby was stalled (none expected): what and why */
+  early5xx: string[];
   stop(): Promise<void>;
 }
 
@@ -92,7 +94,7 @@ export async function runFailover(base: Base, label: string, synchronousCommit: 
       TALLY_DATA_DIR: join(base.root, label, 'tally'),
       TALLY_POLL_INTERVAL_MS: '200',
       // Events claimed when the primary died are claimed again once their lease runs out.
-      TALLY_LEASE_SECONDS: '6',
+      TALLY_LEASE_SECONDS: '9',
       LOG_LEVEL: 'info',
     };
     const ports = [await freePort(), await freePort()];
@@ -193,6 +195,7 @@ export async function runFailover(base: Base, label: string, synchronousCommit: 
       redeliverable: missing.filter((d) => presentJobs.has(d.jobId)).map((d) => d.eventId),
       crashes,
       listeners,
+      early5xx: load.errors5xx.filter((e) => e.at < stalledAt).map((e) => `${e.status} ${e.what} ${e.body}`),
       stop,
     };
   } catch (error) {
@@ -304,6 +307,23 @@ export async function redeliver(outcome: FailoverOutcome, eventIds: string[]): P
 }
 
 /**
+ * The operator re-sends every acknowledged top-up with its original Idempotency-Key (from
+ * the payment system's records): the answers' statuses.
+ */
+export async function resendCredits(outcome: FailoverOutcome): Promise<number[]> {
+  const answers = await Promise.all(
+    outcome.load.credits.map(({ tenant, reference }) =>
+      outcome.world.admin.post(
+        `/v1/wallets/${tenant.walletId}/credits`,
+        { amount: CREDIT_AMOUNT, reference },
+        { 'idempotency-key': reference },
+      ),
+    ),
+  );
+  return answers.map((a) => a.status);
+}
+
+/**
  * Effects applied more than once: a job resolved twice (capture and release) or charged
  * more than its scenario, a credit's top-up entered twice, any ledger key entered twice.
  */
@@ -315,7 +335,7 @@ export async function appliedTwice(db: Pool, creditCounts: Map<string, number>):
   return rows[0]!.n + [...creditCounts.values()].filter((n) => n > 1).length;
 }
 
-async function creditEntries(db: Pool, references: string[]): Promise<Map<string, number>> {
+export async function creditEntries(db: Pool, references: string[]): Promise<Map<string, number>> {
   const { rows } = await db.query<{ reference: string; n: number }>(
     "select reference, count(*)::int as n from ledger_entries where entry_type = 'credit' and reference = any($1::text[]) group by reference",
     [references],
