@@ -80,11 +80,8 @@ export class HostSelector {
       return found;
     }
     const reasons = (await Promise.all(probes)).map((p) => `${this.describe(p.host)} ${p.refusal}`).join('; ');
-    throw new ConnectionLost(`no database host accepts ${this.wanted()} connections now (${reasons}); retrying`);
-  }
-
-  private wanted(): string {
-    return this.list.targetSessionAttrs === 'any' ? 'any' : this.list.targetSessionAttrs;
+    const wanted = this.list.targetSessionAttrs === 'any' ? 'connections' : `${this.list.targetSessionAttrs} connections`;
+    throw new ConnectionLost(`no database host accepts ${wanted} now (${reasons})`);
   }
 }
 
