@@ -80,6 +80,7 @@ export async function runFailover(base: Base, label: string, synchronousCommit: 
   const stop = async () => {
     await keepLogs(label, processes, pair);
     await Promise.all(processes.map(({ proc }) => proc.stop('SIGKILL')));
+    for (const { proc } of processes) liveProcesses.delete(proc);
     await Promise.all(pools.map((p) => p.end().catch(() => {})));
     await pair.stop();
   };
@@ -98,7 +99,11 @@ export async function runFailover(base: Base, label: string, synchronousCommit: 
       LOG_LEVEL: 'info',
     };
     const ports = [await freePort(), await freePort()];
-    const spawnTally = (name: string, args: string[]) => processes.push({ name, proc: runTally(args, env) });
+    const spawnTally = (name: string, args: string[]) => {
+      const proc = runTally(args, env);
+      liveProcesses.add(proc);
+      processes.push({ name, proc });
+    };
     spawnTally('serve-0', ['serve', '--port', String(ports[0]), '--workers', '2']);
     spawnTally('serve-1', ['serve', '--port', String(ports[1]), '--workers', '0']);
     spawnTally('worker', ['worker', '--concurrency', '2']);
@@ -203,6 +208,14 @@ export async function runFailover(base: Base, label: string, synchronousCommit: 
     await stop();
     throw new Error(`failover run ${label} failed: ${(error as Error).message}\n${logs}`, { cause: error });
   }
+}
+
+const liveProcesses = new Set<TallyProcess>();
+
+/** SIGKILLs the tally processes of runs that did not stop (a test that timed out). */
+export async function killLeftoverProcesses(): Promise<void> {
+  await Promise.all([...liveProcesses].map((proc) => proc.stop('SIGKILL')));
+  liveProcesses.clear();
 }
 
 /**

@@ -4,6 +4,7 @@ import { chaosSeed, checkBilling, printSummary } from '../support/chaos-world.js
 import {
   appliedTwice,
   creditEntries,
+  killLeftoverProcesses,
   importProviderUsage,
   reconciliationRun,
   redeliver,
@@ -43,6 +44,7 @@ beforeAll(async () => {
   base = await makeBase();
 }, 60_000);
 afterAll(async () => {
+  await killLeftoverProcesses();
   if (base) await removeBase(base);
 });
 

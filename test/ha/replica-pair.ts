@@ -98,9 +98,27 @@ export async function makeBase(): Promise<Base> {
   return base;
 }
 
+/** Stops every pair still running (a test that timed out) and removes the base's folder. */
 export async function removeBase(base: Base): Promise<void> {
+  for (const pair of [...livePairs]) await pair.stop();
   await rm(base.root, { recursive: true, force: true });
 }
+
+const livePairs = new Set<ReplicaPair>();
+
+// pg_ctl detaches the servers: should this process end without removeBase (killed
+// worker, uncaught error), ask theirs to shut down fast, synchronously, as it exits.
+process.once('exit', () => {
+  for (const pair of livePairs) {
+    for (const node of [pair.primary, pair.standby]) {
+      try {
+        process.kill(Number(readFileSync(join(node.pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGINT');
+      } catch {
+        // not running
+      }
+    }
+  }
+});
 
 /** One primary and one standby streaming from it (through `proxy`), copied from the base. */
 export class ReplicaPair {
@@ -133,6 +151,7 @@ export class ReplicaPair {
     );
     await writeFile(join(standby.pgdata, 'standby.signal'), '');
     const pair = new ReplicaPair(base, primary, standby, replication);
+    livePairs.add(pair);
     await start(base, primary);
     await start(base, standby);
     await waitUntil(async () => {
@@ -177,6 +196,7 @@ export class ReplicaPair {
   }
 
   async stop(): Promise<void> {
+    livePairs.delete(this);
     this.replication.close();
     for (const node of [this.standby, this.primary]) await stop(this.base, node).catch(() => {});
     for (const pid of this.killedPids) if (processRuns(pid)) process.kill(pid, 'SIGKILL');
