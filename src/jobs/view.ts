@@ -34,24 +34,25 @@ export interface JobDetails {
 export type ErrorCode = 'usage_fetch_failed' | 'settlement_failed';
 
 export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDetails> {
-  const [price, settlements, events, alerts, deliveries] = await Promise.all([
-    db.query<{ version: number }>('select version from price_versions where id = $1', [job.price_version_id]),
-    listSettlements(db, job.id),
-    db.query<JobDetails['events'][number]>(
-      `select event_key, provider, type, state, reason, attempts, last_error, received_at, processed_at,
-              discarded_by, discarded_at, discard_note,
-              case when last_error is null then null
-                   when (event->>'fetch_usage')::boolean and usage_fetched_at is null then 'usage_fetch_failed'
-                   else 'settlement_failed' end as error_code
-       from webhook_events where job_id = $1 order by seq`,
-      [job.id],
-    ),
-    db.query<{ class: string }>('select distinct class from alerts where job_id = $1 order by class', [job.id]),
-    db.query<JobDetails['deliveries'][number]>(
-      'select provider, event_key, outcome, received_at from delivery_attempts where job_id = $1 order by received_at, id',
-      [job.id],
-    ),
-  ]);
+  // One after another: callers pass one transaction's connection (a repeatable-read
+  // snapshot), which runs one query at a time anyway; issuing them at once only made
+  // node-postgres queue them, with a deprecation warning.
+  const price = await db.query<{ version: number }>('select version from price_versions where id = $1', [job.price_version_id]);
+  const settlements = await listSettlements(db, job.id);
+  const events = await db.query<JobDetails['events'][number]>(
+    `select event_key, provider, type, state, reason, attempts, last_error, received_at, processed_at,
+            discarded_by, discarded_at, discard_note,
+            case when last_error is null then null
+                 when (event->>'fetch_usage')::boolean and usage_fetched_at is null then 'usage_fetch_failed'
+                 else 'settlement_failed' end as error_code
+     from webhook_events where job_id = $1 order by seq`,
+    [job.id],
+  );
+  const alerts = await db.query<{ class: string }>('select distinct class from alerts where job_id = $1 order by class', [job.id]);
+  const deliveries = await db.query<JobDetails['deliveries'][number]>(
+    'select provider, event_key, outcome, received_at from delivery_attempts where job_id = $1 order by received_at, id',
+    [job.id],
+  );
   return {
     job,
     priceVersion: price.rows[0]!.version,
