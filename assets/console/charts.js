@@ -2,6 +2,13 @@
 // Each <div class="chart" data-series="ID"> names a <script type="application/json" id="ID">
 // holding {title, x: [unix seconds], series: [{label, values}], money: bool}.
 (function () {
+  // An integer count of micro-units as a decimal string, by slicing its digits: exact,
+  // no floating-point division near money. `decimals` (2 to 6) keeps that many.
+  function formatMicros(v, decimals) {
+    var n = Math.round(v);
+    var digits = String(Math.abs(n)).padStart(7, '0');
+    return (n < 0 ? '-' : '') + digits.slice(0, -6) + '.' + digits.slice(-6, -6 + decimals || undefined);
+  }
   function draw(element) {
     var spec = JSON.parse(document.getElementById(element.dataset.series).textContent);
     var palette = ['#2f5bea', '#067647', '#b54708', '#b42318', '#6941c6'];
@@ -16,13 +23,14 @@
           fill: i === 0 ? 'rgba(47,91,234,0.08)' : undefined,
           paths: spec.steps ? uPlot.paths.stepped({ align: 1 }) : undefined,
           // Amounts arrive as integer micro-units; only what is shown is divided.
-          value: spec.micros ? function (u, v) { return v == null ? '—' : (v / 1e6).toFixed(6); } : undefined,
+          value: spec.micros ? function (u, v) { return v == null ? '—' : formatMicros(v, 6); } : undefined,
         };
       })),
       // As many decimals as the ticks' spacing needs (at least 2, at most 6).
       axes: [{}, { size: 80, values: spec.micros ? function (u, vals, axis, space, incr) {
-        var decimals = Math.min(6, Math.max(2, Math.ceil(-Math.log10((incr || 1e6) / 1e6))));
-        return vals.map(function (v) { return (v / 1e6).toFixed(decimals); });
+        // The tick spacing (micro-units) decides the decimals: one digit per power of ten below a unit.
+        var decimals = Math.min(6, Math.max(2, 7 - String(Math.max(1, Math.round(incr || 1000000))).length));
+        return vals.map(function (v) { return formatMicros(v, decimals); });
       } : undefined }],
       scales: { x: { time: true } },
     };

@@ -1,4 +1,4 @@
-import { parseAmount } from '../../money/index.js';
+import { chartMicros } from '../chart-values.js';
 import { html, jsonScript } from '../html.js';
 import { page } from '../layout.js';
 import type { PageHandler } from '../page-handler.js';
@@ -13,13 +13,6 @@ interface Overview {
   jobs_open: number;
 }
 
-/**
- * Chart values are integer micro-units (exact as JavaScript numbers up to 2^53); only the
- * axis labels divide them, for display.
- */
-export function microsOf(amount: string | undefined): number {
-  return amount === undefined ? 0 : Number(parseAmount(amount, { allowNegative: true, allowZero: true }));
-}
 
 export const overviewPage: PageHandler = async ({ api, role, context }) => {
   const overview = await api.get<Overview>('/v1/overview?range=24h');
@@ -64,7 +57,7 @@ export const overviewPage: PageHandler = async ({ api, role, context }) => {
         micros: true,
         series: (currencies.length ? currencies : ['—']).map((currency) => ({
           label: currency,
-          values: overview.series.map((b) => microsOf(b.captured[currency])),
+          values: overview.series.map((b) => chartMicros(b.captured[currency])),
         })),
       })}`,
     { scripts: ['/console/assets/uPlot.min.js', '/console/assets/charts.js'] },

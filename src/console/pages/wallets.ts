@@ -3,7 +3,7 @@ import { ConsoleApiError } from '../api.js';
 import { html, jsonScript } from '../html.js';
 import { badge, money, page, pager, when } from '../layout.js';
 import type { PageHandler } from '../page-handler.js';
-import { microsOf } from './overview.js';
+import { chartMicros } from '../chart-values.js';
 import { pageQuery, walletTable, type List } from './tenants.js';
 
 interface Wallet {
@@ -97,7 +97,7 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
         x: points.map((e) => Math.floor(Date.parse(e.created_at) / 1000)),
         micros: true,
         steps: true,
-        series: [{ label: 'balance', values: points.map((e) => microsOf(e.balance_after)) }],
+        series: [{ label: 'balance', values: points.map((e) => chartMicros(e.balance_after)) }],
       })}
       <h2>Open holds</h2>
       <table>
