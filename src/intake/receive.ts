@@ -9,7 +9,8 @@ import type { JobRow } from '../jobs/rows.js';
 import { adapterFor } from '../webhooks/adapters/index.js';
 import { MAX_EVENT_KEY_LENGTH, type CanonicalEvent } from '../webhooks/canonical-event.js';
 import { WebhookRefused, type RefusalContext } from '../webhooks/errors.js';
-import { enqueueEvent, type StoredEvent } from '../queue/index.js';
+import type { AttemptRecord, StoredEvent } from '../queue/index.js';
+import { deliveryWriterFor } from './delivery-writer.js';
 
 export type IntakeStatus = 'accepted' | 'already_accepted';
 
@@ -68,18 +69,20 @@ async function receiveFor(pool: Pool, provider: ProviderRow, raw: Buffer, header
     throw new WebhookRefused(422, 'event_mismatch', `the event's ${mismatch} does not match the job; nothing was billed`);
   }
 
-  const enqueued = await enqueueEvent(pool, {
-    provider: provider.name,
-    eventKey: event.eventKey,
-    tenantId: job.tenant_id,
-    jobId: job.id,
-    type: event.type,
-    payloadHash,
-    payload: raw,
-    event: storedEvent(event),
+  const inserted = await deliveryWriterFor(pool).write({
+    event: {
+      provider: provider.name,
+      eventKey: event.eventKey,
+      tenantId: job.tenant_id,
+      jobId: job.id,
+      type: event.type,
+      payloadHash,
+      payload: raw,
+      event: storedEvent(event),
+      attemptId: newId(),
+    },
   });
-  const outcome = enqueued ? 'accepted' : 'raced';
-  if (outcome === 'raced') {
+  if (!inserted) {
     // A concurrent delivery of the same key committed first.
     const first = (await findEvent(pool, provider.name, event.eventKey))!;
     return answerRepeat(pool, provider, event, first, payloadHash);
@@ -167,18 +170,15 @@ function storedEvent(event: CanonicalEvent): StoredEvent {
   };
 }
 
+/** Recorded with the other deliveries of its group (delivery-writer.ts): one commit for all. */
 async function recordAttempt(
-  db: Queryable,
+  pool: Pool,
   provider: string,
   eventKey: string,
   jobId: string | null,
-  outcome: 'accepted' | 'already_accepted' | 'event_key_conflict' | 'event_mismatch',
+  outcome: AttemptRecord['outcome'],
   payloadHash: Buffer,
   detail?: Record<string, unknown>,
 ): Promise<void> {
-  await db.query({
-    name: 'insert_delivery_attempt',
-    text: `insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail) values ($1, $2, $3, $4, $5, $6, $7)`,
-    values: [newId(), provider, eventKey, jobId, outcome, payloadHash, detail ? JSON.stringify(detail) : null],
-  });
+  await deliveryWriterFor(pool).write({ attempt: { id: newId(), provider, eventKey, jobId, outcome, payloadHash, detail: detail ?? null } });
 }

@@ -1,7 +1,5 @@
-import type { Pool } from '../db/pool.js';
-import { newId } from '../ids.js';
+import type { Queryable } from '../db/pool.js';
 import type { StoredEvent } from './types.js';
-import { wakerFor } from './wake.js';
 
 /** An accepted delivery, to be put in the outbox. */
 export interface NewEvent {
@@ -13,43 +11,89 @@ export interface NewEvent {
   payloadHash: Buffer;
   payload: Buffer;
   event: StoredEvent;
+  /** the id of its 'accepted' delivery attempt, written with it */
+  attemptId: string;
+}
+
+/** A delivery attempt recorded on its own: a repeat, a conflict or a mismatch. */
+export interface AttemptRecord {
+  id: string;
+  provider: string;
+  eventKey: string;
+  jobId: string | null;
+  outcome: 'already_accepted' | 'event_key_conflict' | 'event_mismatch';
+  payloadHash: Buffer;
+  detail: Record<string, unknown> | null;
 }
 
 /**
- * The event and its delivery attempt in ONE statement — so one transaction and one
- * round trip. The event is numbered under the job's row lock (the UPDATE of
- * jobs.event_seq): the per-job sequence is commit order. Returns false when a
- * concurrent delivery of the same key committed first (the intended primary key; any
- * other constraint is an error). Idle workers are woken after the commit.
+ * A group of deliveries in ONE statement, so one round trip and one commit however
+ * many it holds (intake's group commit, src/intake/group-commit.ts). The accepted events
+ * are numbered under their jobs' row locks (the UPDATE of jobs.event_seq, each job once,
+ * by as many as it has events here, locked in id order): the per-job sequence is commit
+ * order. Each inserted event gets its 'accepted' attempt; the other attempts are written
+ * as given. An event whose key a concurrent delivery committed first is skipped (the
+ * intended primary key; any other constraint is an error, and fails the group).
+ * Attempts are keyed by their own id, so writing a group again after a commit whose
+ * answer was lost writes nothing twice. Returns the keys of the events inserted; the
+ * caller wakes the workers after the commit. Events must have distinct keys.
  */
-export async function enqueueEvent(pool: Pool, event: NewEvent): Promise<boolean> {
-  const result = await pool.query({
-    name: 'intake_persist_event',
-    text: `with next as (
-             update jobs set event_seq = event_seq + 1 where id = $4 returning event_seq
+export async function persistDeliveries(db: Queryable, events: readonly NewEvent[], attempts: readonly AttemptRecord[]): Promise<Set<string>> {
+  const perJob = new Map<string, number>();
+  for (const e of events) perJob.set(e.jobId, (perJob.get(e.jobId) ?? 0) + 1);
+  const jobIds = [...perJob.keys()].sort();
+  const result = await db.query<{ provider: string; event_key: string }>({
+    name: 'intake_persist_deliveries',
+    text: `with input as (
+             select * from unnest($1::text[], $2::text[], $3::uuid[], $4::uuid[], $5::text[], $6::bytea[], $7::bytea[], $8::jsonb[], $9::uuid[])
+               with ordinality as i(provider, event_key, tenant_id, job_id, type, payload_hash, payload, event, attempt_id, ord)
+           ), bumped as (
+             update jobs j set event_seq = j.event_seq + c.n
+             from unnest($10::uuid[], $11::bigint[]) as c(job_id, n)
+             where j.id = c.job_id
+             returning j.id, j.event_seq, c.n
+           ), numbered as (
+             select i.*, b.event_seq - b.n + row_number() over (partition by i.job_id order by i.ord) as seq
+             from input i join bumped b on b.id = i.job_id
            ), inserted as (
              insert into webhook_events (provider, event_key, tenant_id, job_id, seq, type, payload_hash, payload, event)
-             select $1, $2, $3, $4, next.event_seq, $5, $6, $7, $8 from next
+             select provider, event_key, tenant_id, job_id, seq, type, payload_hash, payload, event from numbered
              on conflict on constraint webhook_events_pkey do nothing
-             returning job_id
-           ), attempt as (
-             insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash)
-             select $9, $1, $2, job_id, 'accepted', $6 from inserted
+             returning provider, event_key
+           ), attempts as (
+             insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail)
+             select n.attempt_id, n.provider, n.event_key, n.job_id, 'accepted', n.payload_hash, null
+             from numbered n join inserted x on x.provider = n.provider and x.event_key = n.event_key
+             union all
+             select * from unnest($12::uuid[], $13::text[], $14::text[], $15::uuid[], $16::text[], $17::bytea[], $18::jsonb[])
+             on conflict on constraint delivery_attempts_pkey do nothing
            )
-           select job_id from inserted`,
+           select provider, event_key from inserted`,
     values: [
-      event.provider,
-      event.eventKey,
-      event.tenantId,
-      event.jobId,
-      event.type,
-      event.payloadHash,
-      event.payload,
-      JSON.stringify(event.event),
-      newId(),
+      events.map((e) => e.provider),
+      events.map((e) => e.eventKey),
+      events.map((e) => e.tenantId),
+      events.map((e) => e.jobId),
+      events.map((e) => e.type),
+      events.map((e) => e.payloadHash),
+      events.map((e) => e.payload),
+      events.map((e) => JSON.stringify(e.event)),
+      events.map((e) => e.attemptId),
+      jobIds,
+      jobIds.map((id) => perJob.get(id)!),
+      attempts.map((a) => a.id),
+      attempts.map((a) => a.provider),
+      attempts.map((a) => a.eventKey),
+      attempts.map((a) => a.jobId),
+      attempts.map((a) => a.outcome),
+      attempts.map((a) => a.payloadHash),
+      attempts.map((a) => (a.detail ? JSON.stringify(a.detail) : null)),
     ],
   });
-  if (result.rowCount !== 1) return false;
-  wakerFor(pool).eventsAccepted();
-  return true;
+  return new Set(result.rows.map((r) => deliveryKey(r.provider, r.event_key)));
+}
+
+/** One string per (provider, event key), for sets and maps. */
+export function deliveryKey(provider: string, eventKey: string): string {
+  return JSON.stringify([provider, eventKey]);
 }

@@ -4,7 +4,7 @@
  * or discard dead letters. Nothing outside this folder writes the table. Terms: types.ts.
  */
 export { DEFAULT_LEASE_SECONDS, claimEvent, claimEvents, extendLeases } from './claim.js';
-export { enqueueEvent, type NewEvent } from './enqueue.js';
+export { deliveryKey, persistDeliveries, type AttemptRecord, type NewEvent } from './enqueue.js';
 export { LeaseLost } from './errors.js';
 export {
   deadLetter,
