@@ -1,15 +1,14 @@
-import { loadavg } from 'node:os';
 import pg from 'pg';
+import { cpuWindow, type WindowCpu } from './cpu-window.js';
 import { percentiles, type Percentiles } from './load-protocol.js';
 import { BENCH_APPLICATION } from './database.js';
-import { clockTicks, machineTicks, postgresCpu, postgresCpuDelta } from './procs.js';
 
 /**
- * The database's own limit: the rate of minimal durable transactions — BEGIN, UPDATE
- * one row, INSERT one row, COMMIT (four round trips, one WAL flush), exactly what a
- * client library sends for the smallest transaction that changes state — from as many
- * connections as the workers use. Tally settles one event in one such transaction plus
- * about ten more statements, so its rate can only be a fraction of this.
+ * Secondary context beside the limit (pgbench TPC-B, bench/tpcb.ts), measured with
+ * --minimal-limit: the rate of minimal durable transactions — BEGIN, UPDATE one row,
+ * INSERT one row, COMMIT (four round trips, one WAL flush), the smallest transaction
+ * that changes state — from as many connections as the workers use. It shows what one
+ * commit costs this server, apart from TPC-B's seven statements.
  *
  * Two shapes: every connection on its own row ("distinct rows", the spread scenario's
  * best case), and every connection on one row ("one row", the hot wallet's best case:
@@ -25,8 +24,7 @@ export interface LimitResult {
   transactions: number;
   perSecond: number;
   latencyMs: Percentiles;
-  /** CPU seconds in the window: PostgreSQL, this process, everything else on the machine, and what there was */
-  cpuSeconds: { postgres: number | null; harness: number; otherProcesses: number | null; available: number | null; loadAverage: number };
+  cpuSeconds: WindowCpu;
 }
 
 export async function prepareLimit(url: string): Promise<void> {
@@ -58,7 +56,7 @@ export async function measureLimit(
   );
   const latencies: number[] = [];
   let transactions = 0;
-  const cpuBefore = { postgres: postmasterPid ? postgresCpu(postmasterPid) : null, machine: machineTicks(), harness: process.cpuUsage() };
+  const window = cpuWindow(postmasterPid);
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const progress = setInterval(() => onProgress?.(transactions, (performance.now() - started) / 1000), 1000);
@@ -82,30 +80,5 @@ export async function measureLimit(
     await Promise.all(clients.map((c) => c.end().catch(() => {})));
   }
   const elapsed = (performance.now() - started) / 1000;
-  const hz = clockTicks();
-  const postgresAfter = postmasterPid ? postgresCpu(postmasterPid) : null;
-  const machineAfter = machineTicks();
-  const harnessUsage = process.cpuUsage(cpuBefore.harness);
-  const harness = (harnessUsage.user + harnessUsage.system) / 1e6;
-  let postgres: number | null = null;
-  if (cpuBefore.postgres && postgresAfter) {
-    const delta = postgresCpuDelta(cpuBefore.postgres, postgresAfter);
-    postgres = [...delta.byPid.values()].reduce((a, b) => a + b, 0) + delta.exited + delta.postmaster;
-  }
-  const busy = cpuBefore.machine && machineAfter ? (machineAfter.busy - cpuBefore.machine.busy) / hz : null;
-  return {
-    shape,
-    connections,
-    seconds: elapsed,
-    transactions,
-    perSecond: transactions / elapsed,
-    latencyMs: percentiles(latencies),
-    cpuSeconds: {
-      postgres,
-      harness,
-      otherProcesses: busy !== null && postgres !== null ? Math.max(0, busy - postgres - harness) : null,
-      available: cpuBefore.machine && machineAfter ? (machineAfter.total - cpuBefore.machine.total) / hz : null,
-      loadAverage: loadavg()[0] ?? 0,
-    },
-  };
+  return { shape, connections, seconds: elapsed, transactions, perSecond: transactions / elapsed, latencyMs: percentiles(latencies), cpuSeconds: window.end() };
 }

@@ -9,13 +9,14 @@ import { formatBalanceAt, measureBalanceAt, type BalanceAtResult } from './balan
 import { measureLimit, prepareLimit, type LimitResult } from './limit.js';
 import { procStat } from './procs.js';
 import { note } from './progress.js';
-import { formatReport, ratiosOf, type BenchReport } from './report.js';
+import { formatReport, ratiosOf, TARGETS, type BenchReport } from './report.js';
 import { runScenario, type ScenarioName, type ScenarioResult } from './scenario.js';
+import { findPgbench, measureTpcb } from './tpcb.js';
 
 /**
- * `npm run bench`: Tally's throughput under a duplicate-heavy webhook load, next to the
- * rate of the smallest durable transaction the same PostgreSQL can commit — and the
- * money checked afterwards. See README.md ("Benchmark") and bench/RESULTS.md.
+ * `npm run bench`: Tally's throughput under a duplicate-heavy webhook load, next to
+ * pgbench TPC-B on the same PostgreSQL in the same run — and the money checked
+ * afterwards. See README.md ("Benchmark") and bench/RESULTS.md.
  */
 
 interface Options {
@@ -27,6 +28,7 @@ interface Options {
   tenants: number;
   scenarios: ScenarioName[];
   limitSeconds: number;
+  minimalLimit?: boolean;
   rate: number;
   seed: number;
   logLevel: string;
@@ -74,7 +76,8 @@ function parseOptions(): Options {
     .option('--separate', 'deliver everything first, then start the workers (intake and settlement measured apart)')
     .option('--tenants <n>', 'wallets of the spread scenario', positive, 100)
     .option('--scenarios <list>', 'hot, spread or hot,spread', scenarioList, ['hot', 'spread'] as ScenarioName[])
-    .option('--limit-seconds <n>', 'seconds of each limit measurement', positive, 10)
+    .option('--limit-seconds <n>', 'seconds of the limit (pgbench TPC-B; BENCH_PGBENCH=none forces the built-in one) and of each --minimal-limit shape', positive, 10)
+    .option('--minimal-limit', 'also measure minimal durable transactions (BEGIN; UPDATE; INSERT; COMMIT) on distinct rows and on one row')
     .option('--rate <n>', 'deliveries per second (0 = as fast as answered)', nonNegative, 0)
     .option('--seed <n>', 'seed of usage and delivery order', nonNegative, 1)
     .addOption(new Option('--log-level <level>', 'LOG_LEVEL of serve and worker').default('warn'))
@@ -149,16 +152,37 @@ async function main(): Promise<boolean> {
       return ok;
     }
 
-    note(`measuring the limit: ${connections} connections, ${options.limitSeconds} s per shape`);
-    const limitUrl = await recreateDatabase(adminUrl, 'tally_bench_limit');
-    await prepareLimit(limitUrl);
+    const pgbench = findPgbench();
+    note(`measuring the limit: TPC-B with ${pgbench ?? 'the built-in tpcb-like script (no pgbench found)'}, ${connections} clients, ${options.limitSeconds} s`);
+    const tpcbUrl = await recreateDatabase(adminUrl, 'tally_bench_tpcb');
+    const tpcb = await measureTpcb(
+      {
+        url: tpcbUrl,
+        clients: connections,
+        seconds: options.limitSeconds,
+        postmasterPid: info.postmasterPid,
+        workDir,
+        seed: options.seed,
+        onProgress: (message) => note(`  tpcb: ${message}`),
+        checkpoint: async () => {
+          const pool = benchPool(tpcbUrl, 1);
+          await checkpoint(pool).finally(() => pool.end());
+        },
+      },
+      pgbench,
+    );
+    note(`  tpcb: ${Math.round(tpcb.perSecond)} tx/s (${tpcb.tool})`);
+    const limitUrl = options.minimalLimit ? await recreateDatabase(adminUrl, 'tally_bench_limit') : null;
     const limit: LimitResult[] = [];
-    for (const shape of ['distinct_rows', 'one_row'] as const) {
-      const pool = benchPool(limitUrl, 1);
-      await checkpoint(pool);
-      await pool.end();
-      limit.push(await measureLimit(limitUrl, shape, connections, options.limitSeconds, info.postmasterPid, (tx, s) => note(`  limit ${shape}: ${tx} tx in ${s.toFixed(0)} s`)));
-      note(`  limit ${shape}: ${Math.round(limit[limit.length - 1]!.perSecond)} tx/s`);
+    if (limitUrl) {
+      await prepareLimit(limitUrl);
+      for (const shape of ['distinct_rows', 'one_row'] as const) {
+        const pool = benchPool(limitUrl, 1);
+        await checkpoint(pool);
+        await pool.end();
+        limit.push(await measureLimit(limitUrl, shape, connections, options.limitSeconds, info.postmasterPid, (tx, s) => note(`  minimal tx ${shape}: ${tx} tx in ${s.toFixed(0)} s`)));
+        note(`  minimal tx ${shape}: ${Math.round(limit[limit.length - 1]!.perSecond)} tx/s`);
+      }
     }
 
     const scenarios: ScenarioResult[] = [];
@@ -193,9 +217,11 @@ async function main(): Promise<boolean> {
       machine: machine(),
       postgres: { version: info.version, embedded: !external, settings: info.settings },
       options: { ...options },
+      tpcb,
       limit,
       scenarios,
-      ratios: ratiosOf(scenarios, limit),
+      targets: TARGETS,
+      ratios: ratiosOf(scenarios, tpcb, limit),
       ...(balanceAtResult ? { balanceAt: balanceAtResult } : {}),
       ok,
     };
@@ -203,7 +229,7 @@ async function main(): Promise<boolean> {
     if (options.out) await writeFile(options.out, `${json}\n`);
     process.stdout.write(options.json ? `${json}\n` : `${formatReport(report)}\n`);
     if (!ok) note('the money is NOT exact: see "Verification" above');
-    if (external && !options.keep) for (const name of ['limit', ...options.scenarios, ...(balanceAtResult ? ['at'] : [])]) await dropDatabase(adminUrl, `tally_bench_${name}`);
+    if (external && !options.keep) for (const name of ['tpcb', ...(limitUrl ? ['limit'] : []), ...options.scenarios, ...(balanceAtResult ? ['at'] : [])]) await dropDatabase(adminUrl, `tally_bench_${name}`);
     return ok;
   } finally {
     await embedded?.stop();

@@ -1,6 +1,7 @@
 import { formatBalanceAt, type BalanceAtResult } from './balance-at.js';
 import type { LimitResult } from './limit.js';
 import type { ScenarioName, ScenarioResult } from './scenario.js';
+import type { TpcbResult } from './tpcb-spec.js';
 
 /** The readable report (a table) and the machine one (--json). */
 
@@ -18,24 +19,55 @@ export interface BenchReport {
   machine: Machine;
   postgres: { version: string; embedded: boolean; settings: Record<string, string> };
   options: Record<string, unknown>;
+  /** the limit: pgbench TPC-B on this server in this run (bench/tpcb.ts) */
+  tpcb: TpcbResult;
+  /** minimal durable transactions (--minimal-limit), secondary context; empty without it */
   limit: LimitResult[];
   scenarios: ScenarioResult[];
-  ratios: Record<ScenarioName, { jobsToLimit: number; jobsToLimitOneRow: number; eventsToLimit: number; deliveriesToLimit: number }>;
+  /** the issue's targets, as shares of TPC-B tps */
+  targets: typeof TARGETS;
+  ratios: Record<ScenarioName, Ratios>;
   /** GET /v1/wallets/{id}?at= at a wallet of a million entries (bench/balance-at.ts) */
   balanceAt?: BalanceAtResult;
   ok: boolean;
 }
 
-export function ratiosOf(scenarios: ScenarioResult[], limit: LimitResult[]): BenchReport['ratios'] {
+/** Issue 16's goal: jobs settled / s at least TPC-B's tps, deliveries accepted / s at least three times it. */
+export const TARGETS = { jobsToTpcb: 1, deliveriesToTpcb: 3 } as const;
+
+export interface Ratios {
+  /** jobs settled / s ÷ TPC-B tps (target TARGETS.jobsToTpcb) */
+  jobsToTpcb: number;
+  /** deliveries accepted / s ÷ TPC-B tps (target TARGETS.deliveriesToTpcb) */
+  deliveriesToTpcb: number;
+  eventsToTpcb: number;
+  met: { jobs: boolean; deliveries: boolean };
+  /** against the minimal transactions, when --minimal-limit measured them */
+  minimal?: { jobsToLimit: number; jobsToLimitOneRow: number; eventsToLimit: number; deliveriesToLimit: number };
+}
+
+export function ratiosOf(scenarios: ScenarioResult[], tpcb: TpcbResult, limit: LimitResult[]): BenchReport['ratios'] {
   const distinct = limit.find((l) => l.shape === 'distinct_rows')?.perSecond ?? NaN;
   const one = limit.find((l) => l.shape === 'one_row')?.perSecond ?? NaN;
   const out = {} as BenchReport['ratios'];
   for (const s of scenarios) {
+    const jobsToTpcb = s.jobsPerSecond / tpcb.perSecond;
+    const deliveriesToTpcb = s.acceptedPerSecond / tpcb.perSecond;
     out[s.name] = {
-      jobsToLimit: s.jobsPerSecond / distinct,
-      jobsToLimitOneRow: s.jobsPerSecond / one,
-      eventsToLimit: s.eventsPerSecond / distinct,
-      deliveriesToLimit: s.acceptedPerSecond / distinct,
+      jobsToTpcb,
+      deliveriesToTpcb,
+      eventsToTpcb: s.eventsPerSecond / tpcb.perSecond,
+      met: { jobs: jobsToTpcb >= TARGETS.jobsToTpcb, deliveries: deliveriesToTpcb >= TARGETS.deliveriesToTpcb },
+      ...(limit.length > 0
+        ? {
+            minimal: {
+              jobsToLimit: s.jobsPerSecond / distinct,
+              jobsToLimitOneRow: s.jobsPerSecond / one,
+              eventsToLimit: s.eventsPerSecond / distinct,
+              deliveriesToLimit: s.acceptedPerSecond / distinct,
+            },
+          }
+        : {}),
     };
   }
   return out;
@@ -53,6 +85,7 @@ const num = (n: number | null | undefined, digits = 0) =>
   n === null || n === undefined || !Number.isFinite(n) ? 'n/a' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const mib = (bytes: number | null | undefined) => (bytes === null || bytes === undefined ? 'n/a' : `${num(bytes / 2 ** 20)}`);
 const pct = (x: number) => `${num(x * 100, 1)} %`;
+const times = (x: number, met?: boolean) => `${num(x, 2)}×${met ? ' (met)' : ''}`;
 const ms = (p: { p50: number; p95: number; p99: number }) => `${num(p.p50)} / ${num(p.p95)} / ${num(p.p99)}`;
 
 function table(rows: string[][]): string {
@@ -61,7 +94,7 @@ function table(rows: string[][]): string {
 }
 
 export function formatReport(report: BenchReport): string {
-  const { scenarios, limit, ratios } = report;
+  const { scenarios, limit, ratios, tpcb } = report;
   const o = report.options;
   const lines: string[] = [];
   const m = report.machine;
@@ -110,7 +143,7 @@ export function formatReport(report: BenchReport): string {
   ];
   lines.push(table(rows));
   const busiest = Math.max(
-    ...[...scenarios.map((s) => s.cpuSeconds), ...limit.map((l) => l.cpuSeconds)].map((c) =>
+    ...[...scenarios.map((s) => s.cpuSeconds), tpcb.cpuSeconds, ...limit.map((l) => l.cpuSeconds)].map((c) =>
       c.otherProcesses !== null && c.available ? c.otherProcesses / c.available : 0,
     ),
   );
@@ -118,28 +151,42 @@ export function formatReport(report: BenchReport): string {
     lines.push(`WARNING: other processes used up to ${pct(busiest)} of the machine's CPU during this run: every rate above is lower than this machine gives Tally alone.`);
   }
   lines.push('');
-  lines.push(`The limit: minimal durable transactions (BEGIN; UPDATE 1 row; INSERT 1 row; COMMIT), ${limit[0]?.connections ?? '?'} connections, ~${num(limit[0]?.seconds)} s each`);
+  lines.push(
+    `The limit: pgbench TPC-B — ${tpcb.tool === 'pgbench' ? tpcb.program : `${tpcb.program}; no pgbench found (PATH, /usr/lib/postgresql/*/bin, BENCH_PGBENCH)`}`,
+  );
+  lines.push(
+    `  ${tpcb.script} script, scale ${tpcb.scale}, ${tpcb.queryMode} query mode; ${tpcb.clients} clients (the connections Tally's workers use: workers × worker concurrency), ${tpcb.threads} thread${tpcb.threads === 1 ? '' : 's'}, ~${num(tpcb.seconds)} s`,
+  );
+  const cpuCells = (c: BenchReport['tpcb']['cpuSeconds'], transactions: number) => [
+    num(c.postgres === null ? null : (c.postgres * 1000) / transactions, 3),
+    `${num(c.postgres, 1)} / ${num(c.harness, 1)} / ${num(c.otherProcesses, 1)} / ${num(c.available, 1)}`,
+  ];
   lines.push(
     table([
-      ['', 'tx / s', 'latency p50 / p95 / p99, ms', 'PostgreSQL CPU ms / tx', 'CPU s: PostgreSQL / harness / other / available'],
+      ['', 'tx / s', 'latency p50 / p95 / p99, ms', 'PostgreSQL CPU ms / tx', 'CPU s: PostgreSQL / client / other / available'],
+      [`TPC-B (${tpcb.tool === 'pgbench' ? 'pgbench' : 'built-in'})${tpcb.failed ? `, ${tpcb.failed} failed` : ''}`, num(tpcb.perSecond), ms(tpcb.latencyMs), ...cpuCells(tpcb.cpuSeconds, tpcb.transactions)],
       ...limit.map((l) => [
-        l.shape === 'distinct_rows' ? 'distinct rows (one per connection)' : 'one row (all connections)',
+        `minimal tx (BEGIN; UPDATE; INSERT; COMMIT), ${l.shape === 'distinct_rows' ? 'distinct rows' : 'one row'}`,
         num(l.perSecond),
         ms(l.latencyMs),
-        num(l.cpuSeconds.postgres === null ? null : (l.cpuSeconds.postgres * 1000) / l.transactions, 3),
-        `${num(l.cpuSeconds.postgres, 1)} / ${num(l.cpuSeconds.harness, 1)} / ${num(l.cpuSeconds.otherProcesses, 1)} / ${num(l.cpuSeconds.available, 1)}`,
+        ...cpuCells(l.cpuSeconds, l.transactions),
       ]),
     ]),
   );
   lines.push('');
-  lines.push('Tally as a share of the limit');
+  lines.push(`Tally as a share of pgbench TPC-B (${num(tpcb.perSecond)} tx/s)`);
   lines.push(
     table([
       ['', ...col((s) => TITLES[s.name](s))],
-      ['jobs settled / s ÷ limit (distinct rows)', ...col((s) => pct(ratios[s.name].jobsToLimit))],
-      ['jobs settled / s ÷ limit (one row)', ...col((s) => pct(ratios[s.name].jobsToLimitOneRow))],
-      ['events settled / s ÷ limit (distinct rows)', ...col((s) => pct(ratios[s.name].eventsToLimit))],
-      ['deliveries accepted / s ÷ limit (distinct rows)', ...col((s) => pct(ratios[s.name].deliveriesToLimit))],
+      [`jobs settled / s ÷ TPC-B tps (target ≥ ${num(TARGETS.jobsToTpcb, 1)}×)`, ...col((s) => times(ratios[s.name].jobsToTpcb, ratios[s.name].met.jobs))],
+      [`deliveries accepted / s ÷ TPC-B tps (target ≥ ${num(TARGETS.deliveriesToTpcb)}×)`, ...col((s) => times(ratios[s.name].deliveriesToTpcb, ratios[s.name].met.deliveries))],
+      ['events settled / s ÷ TPC-B tps', ...col((s) => times(ratios[s.name].eventsToTpcb))],
+      ...(limit.length > 0
+        ? [
+            ['jobs settled / s ÷ minimal tx (distinct rows)', ...col((s) => pct(ratios[s.name].minimal?.jobsToLimit ?? NaN))],
+            ['jobs settled / s ÷ minimal tx (one row)', ...col((s) => pct(ratios[s.name].minimal?.jobsToLimitOneRow ?? NaN))],
+          ]
+        : []),
     ]),
   );
   for (const s of scenarios) {
