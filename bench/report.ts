@@ -183,8 +183,8 @@ export function formatReport(report: BenchReport): string {
       ['events settled / s ÷ TPC-B tps', ...col((s) => times(ratios[s.name].eventsToTpcb))],
       ...(limit.length > 0
         ? [
-            ['jobs settled / s ÷ minimal tx (distinct rows)', ...col((s) => pct(ratios[s.name].minimal?.jobsToLimit ?? NaN))],
-            ['jobs settled / s ÷ minimal tx (one row)', ...col((s) => pct(ratios[s.name].minimal?.jobsToLimitOneRow ?? NaN))],
+            ['jobs settled / s ÷ minimal tx / s (distinct rows)', ...col((s) => times(ratios[s.name].minimal?.jobsToLimit ?? NaN))],
+            ['jobs settled / s ÷ minimal tx / s (one row)', ...col((s) => times(ratios[s.name].minimal?.jobsToLimitOneRow ?? NaN))],
           ]
         : []),
     ]),

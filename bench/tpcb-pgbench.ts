@@ -54,6 +54,26 @@ function field(text: string, pattern: RegExp, what: string): number {
   return Number(match[1]);
 }
 
+export interface PgbenchSummary {
+  perSecond: number;
+  transactions: number;
+  failed: number;
+  meanLatencyMs: number;
+}
+
+/** The summary pgbench prints on stdout at the end of a run. */
+export function parsePgbenchSummary(out: string): PgbenchSummary {
+  return {
+    // pgbench 14+: "(without initial connection time)"; before: "(excluding connections establishing)".
+    perSecond: field(out, /^tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)/m, 'tps'),
+    // "N" with -T; "N/M" with -t
+    transactions: field(out, /^number of transactions actually processed: (\d+)/m, 'transaction count'),
+    // pgbench 15+ only; before, a failed transaction stopped its client
+    failed: Number(/^number of failed transactions: (\d+)/m.exec(out)?.[1] ?? 0),
+    meanLatencyMs: field(out, /^latency average = ([\d.]+) ms/m, 'latency average'),
+  };
+}
+
 /**
  * The real thing: `pgbench -i -s 1`, a CHECKPOINT, then `pgbench -c C -j J -T S` with the
  * built-in tpcb-like script in simple query mode, logging every transaction (-l) for the
@@ -77,12 +97,7 @@ export async function runPgbench(binary: string, run: TpcbRun): Promise<TpcbResu
     },
   );
   const cpuSeconds = window.end(result.cpuSeconds);
-  const out = result.stdout;
-  // pgbench 14+: "(without initial connection time)"; before: "(excluding connections establishing)".
-  const perSecond = field(out, /^tps = ([\d.]+) \((?:without initial connection time|excluding connections establishing)\)/m, 'tps');
-  const transactions = field(out, /^number of transactions actually processed: (\d+)/m, 'transaction count');
-  const failed = /^number of failed transactions: (\d+)/m.exec(out)?.[1];
-  const mean = field(out, /^latency average = ([\d.]+) ms/m, 'latency average');
+  const { perSecond, transactions, failed, meanLatencyMs } = parsePgbenchSummary(result.stdout);
   // Per-transaction log lines: client_id transaction_no latency_us script_no epoch_s epoch_us …
   const latencies: number[] = [];
   for (const file of await readdir(logDir)) {
@@ -101,9 +116,9 @@ export async function runPgbench(binary: string, run: TpcbRun): Promise<TpcbResu
     queryMode: 'simple',
     seconds: transactions / perSecond,
     transactions,
-    failed: failed === undefined ? 0 : Number(failed),
+    failed,
     perSecond,
-    latencyMs: { ...percentiles(latencies), mean },
+    latencyMs: { ...percentiles(latencies), mean: meanLatencyMs },
     cpuSeconds,
   };
 }
