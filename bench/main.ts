@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { startEmbedded, type EmbeddedServer } from './app.js';
 import { benchPool, checkpoint, dropDatabase, recreateDatabase, serverInfo } from './database.js';
 import { formatBalanceAt, measureBalanceAt, type BalanceAtResult } from './balance-at.js';
+import { formatClaimExplain, measureClaimExplain, type ClaimExplainResult } from './claim-explain.js';
 import { measureLimit, prepareLimit, type LimitResult } from './limit.js';
 import { procStat } from './procs.js';
 import { note } from './progress.js';
@@ -40,6 +41,8 @@ interface Options {
   balanceAtEntries: number;
   balanceAtSamples: number;
   balanceAtOnly?: boolean;
+  claimExplainBacklog: number;
+  claimExplainOnly?: boolean;
 }
 
 function positive(value: string): number {
@@ -88,7 +91,9 @@ function parseOptions(): Options {
     .option('--pg-setting <name=value>', 'a setting of the embedded PostgreSQL, repeatable (experiments: synchronous_commit=off)', collectSetting, [] as string[])
     .option('--balance-at-entries <n>', 'entries of the wallet whose balance at an instant is measured (0: skip)', nonNegative, 1_000_000)
     .option('--balance-at-samples <n>', 'random instants asked for', positive, 200)
-    .option('--balance-at-only', 'only the balance-at-an-instant measurement (no limit, no scenarios)');
+    .option('--balance-at-only', 'only the balance-at-an-instant measurement (no limit, no scenarios)')
+    .option('--claim-explain-backlog <n>', 'deepest backlog the claim is EXPLAINed at (also 1/10 and 1/100 of it; 0: skip)', nonNegative, 100_000)
+    .option('--claim-explain-only', 'only the claim under EXPLAIN at growing backlogs (no limit, no scenarios)');
   program.parse(process.argv);
   return program.opts<Options>();
 }
@@ -144,6 +149,15 @@ async function main(): Promise<boolean> {
         samples: options.balanceAtSamples,
         seed: options.seed,
       });
+    const claimExplain = (): Promise<ClaimExplainResult> =>
+      measureClaimExplain({ adminUrl, workDir, backlog: options.claimExplainBacklog, batch: 32, claims: 200 });
+    if (options.claimExplainOnly) {
+      const result = await claimExplain();
+      process.stdout.write(options.json ? `${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n` : `${formatClaimExplain(result)}\n`);
+      ok = true;
+      if (external && !options.keep) await dropDatabase(adminUrl, 'tally_bench_claim');
+      return ok;
+    }
     if (options.balanceAtOnly) {
       const result = await balanceAt();
       process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatBalanceAt(result)}\n`);
@@ -211,6 +225,7 @@ async function main(): Promise<boolean> {
     const balanceAtResult = options.balanceAtEntries > 0 ? await balanceAt() : undefined;
     if (balanceAtResult) note(`[balance-at] ?at= p50 ${balanceAtResult.latencyMs.p50.toFixed(2)} ms, p99 ${balanceAtResult.latencyMs.p99.toFixed(2)} ms; ${balanceAtResult.correct ? 'exact' : 'WRONG'}`);
     ok = scenarios.every((s) => s.verification.ok) && (balanceAtResult?.correct ?? true);
+    if (options.claimExplainBacklog > 0) note(formatClaimExplain(await claimExplain()));
     const report: BenchReport = {
       date: new Date().toISOString(),
       command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
@@ -229,7 +244,7 @@ async function main(): Promise<boolean> {
     if (options.out) await writeFile(options.out, `${json}\n`);
     process.stdout.write(options.json ? `${json}\n` : `${formatReport(report)}\n`);
     if (!ok) note('the money is NOT exact: see "Verification" above');
-    if (external && !options.keep) for (const name of ['tpcb', ...(limitUrl ? ['limit'] : []), ...options.scenarios, ...(balanceAtResult ? ['at'] : [])]) await dropDatabase(adminUrl, `tally_bench_${name}`);
+    if (external && !options.keep) for (const name of ['tpcb', ...(limitUrl ? ['limit'] : []), ...options.scenarios, ...(balanceAtResult ? ['at'] : []), ...(options.claimExplainBacklog > 0 ? ['claim'] : [])]) await dropDatabase(adminUrl, `tally_bench_${name}`);
     return ok;
   } finally {
     await embedded?.stop();
