@@ -19,18 +19,32 @@ export async function raiseAlerts(
   alerts: { class: AlertClass; detail?: Record<string, unknown> }[],
   context: { tenantId: string; jobId: string; source: string },
 ): Promise<void> {
+  await raiseEachAlert(tx, alerts.map((a) => ({ ...a, ...context })));
+}
+
+export interface RaisedAlert {
+  class: AlertClass;
+  detail?: Record<string, unknown>;
+  tenantId: string;
+  jobId: string;
+  source: string;
+}
+
+/** raiseAlerts for alerts of several jobs (a batch), in one statement. */
+export async function raiseEachAlert(tx: Queryable, alerts: readonly RaisedAlert[]): Promise<void> {
   if (alerts.length === 0) return;
-  await tx.query(
-    `insert into alerts (id, tenant_id, job_id, class, source, detail)
+  await tx.query({
+    name: 'raise_alerts',
+    text: `insert into alerts (id, tenant_id, job_id, class, source, detail)
      select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::jsonb[])
      on conflict on constraint alerts_class_source_key do nothing`,
-    [
+    values: [
       alerts.map(() => newId()),
-      alerts.map(() => context.tenantId),
-      alerts.map(() => context.jobId),
+      alerts.map((a) => a.tenantId),
+      alerts.map((a) => a.jobId),
       alerts.map((a) => a.class),
-      alerts.map(() => context.source),
+      alerts.map((a) => a.source),
       alerts.map((a) => JSON.stringify(a.detail ?? {})),
     ],
-  );
+  });
 }

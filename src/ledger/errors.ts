@@ -38,6 +38,18 @@ export class SettlementMismatch extends Error {
   }
 }
 
+/**
+ * The settlement key a decision was about to write exists already: the intended
+ * constraint (settlements_settlement_key_key) said so, through ON CONFLICT on it alone.
+ * Not an error to report: settle() answers it with the existing effect, verified.
+ */
+export class SettlementKeyTaken extends Error {
+  constructor(readonly settlementKey: string) {
+    super(`settlement ${settlementKey} exists already`);
+    this.name = 'SettlementKeyTaken';
+  }
+}
+
 /** A credit key reused for another wallet or amount. */
 export class CreditKeyConflict extends Error {
   readonly code = 'credit_key_conflict';

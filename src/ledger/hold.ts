@@ -95,21 +95,37 @@ async function checkWallet(tx: Queryable, walletId: string, guard: FundsGuard): 
   return row ? { rows: [], balance: row.balance } : null;
 }
 
-export async function findHold(tx: Queryable, jobId: string): Promise<HoldRow> {
-  const result = await tx.query<HoldRow>({ name: 'find_hold', text: 'select * from holds where job_id = $1', values: [jobId] });
-  const hold = result.rows[0];
-  if (!hold) throw new Error(`job ${jobId} has no hold`);
-  return hold;
+/** The holds of `jobIds`, by job; a job without one is a bug (every job reserves). */
+export async function findHolds(tx: Queryable, jobIds: readonly string[]): Promise<Map<string, HoldRow>> {
+  const result = await tx.query<HoldRow>({ name: 'find_holds', text: 'select * from holds where job_id = any($1::uuid[])', values: [jobIds] });
+  const holds = new Map(result.rows.map((h) => [h.job_id, h]));
+  for (const jobId of jobIds) if (!holds.has(jobId)) throw new Error(`job ${jobId} has no hold`);
+  return holds;
+}
+
+export interface HoldResolution {
+  jobId: string;
+  posted: bigint;
+  voided: bigint;
+  settlementKey: string;
 }
 
 /**
- * Resolves the hold once: the trigger holds_resolve_once refuses a second resolution
- * (a backstop the job lock makes unreachable in a correct run).
+ * Resolves each hold once, all in one statement: the trigger holds_resolve_once refuses a
+ * second resolution (a backstop the job lock makes unreachable in a correct run).
  */
-export async function markHoldResolved(tx: Queryable, jobId: string, posted: bigint, voided: bigint, settlementKey: string): Promise<void> {
+export async function resolveHolds(tx: Queryable, resolutions: readonly HoldResolution[]): Promise<void> {
+  if (resolutions.length === 0) return;
   await tx.query({
-    name: 'resolve_hold',
-    text: `update holds set posted = $2, voided = $3, resolved_by = $4, resolved_at = now() where job_id = $1`,
-    values: [jobId, posted.toString(), voided.toString(), settlementKey],
+    name: 'resolve_holds',
+    text: `update holds h set posted = r.posted, voided = r.voided, resolved_by = r.settlement_key, resolved_at = now()
+     from unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[]) as r(job_id, posted, voided, settlement_key)
+     where h.job_id = r.job_id`,
+    values: [
+      resolutions.map((r) => r.jobId),
+      resolutions.map((r) => r.posted.toString()),
+      resolutions.map((r) => r.voided.toString()),
+      resolutions.map((r) => r.settlementKey),
+    ],
   });
 }

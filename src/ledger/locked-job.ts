@@ -93,36 +93,42 @@ function lockedJobOf(found: LockedJobRow): LockedJob {
 }
 
 /**
- * Writes what decide() said about the job itself: state, totals, correction, resume state
- * and the tenant's cancel. Nothing is written when the decision changes none of them.
+ * Writes what decide() said about each job itself — state, totals, correction, resume
+ * state and the tenant's cancel — in one statement. A decision that changes none of them
+ * writes nothing for its job.
  */
-export async function writeJob(tx: Queryable, job: LockedJob, decision: Decision): Promise<void> {
-  const row = job.row;
-  const { totals } = decision;
-  const unchanged =
-    decision.nextState === row.state &&
-    totals.captured === row.captured &&
-    totals.released === row.released &&
-    totals.adjusted === row.adjusted &&
-    decision.highestCorrection === row.highest_correction &&
-    decision.resumeState === row.resume_state &&
-    !(decision.recordsCancel && row.cancel_requested_at === null);
-  if (unchanged) return;
+export async function writeJobs(tx: Queryable, decided: readonly { job: LockedJob; decision: Decision }[]): Promise<void> {
+  const changed = decided.filter(({ job: { row }, decision }) => {
+    const { totals } = decision;
+    return !(
+      decision.nextState === row.state &&
+      totals.captured === row.captured &&
+      totals.released === row.released &&
+      totals.adjusted === row.adjusted &&
+      decision.highestCorrection === row.highest_correction &&
+      decision.resumeState === row.resume_state &&
+      !(decision.recordsCancel && row.cancel_requested_at === null)
+    );
+  });
+  if (changed.length === 0) return;
   await tx.query({
-    name: 'write_job',
-    text: `update jobs set state = $2, captured = $3, released = $4, adjusted = $5, highest_correction = $6, resume_state = $7,
-            cancel_requested_at = case when $8 then coalesce(cancel_requested_at, now()) else cancel_requested_at end,
+    name: 'write_jobs',
+    text: `update jobs j set state = c.state, captured = c.captured, released = c.released, adjusted = c.adjusted,
+            highest_correction = c.highest_correction, resume_state = c.resume_state,
+            cancel_requested_at = case when c.records_cancel then coalesce(j.cancel_requested_at, now()) else j.cancel_requested_at end,
             updated_at = now()
-     where id = $1`,
+     from unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::int[], $7::text[], $8::bool[])
+       as c(id, state, captured, released, adjusted, highest_correction, resume_state, records_cancel)
+     where j.id = c.id`,
     values: [
-      row.id,
-      decision.nextState,
-      totals.captured?.toString() ?? null,
-      totals.released?.toString() ?? null,
-      totals.adjusted.toString(),
-      decision.highestCorrection,
-      decision.resumeState,
-      decision.recordsCancel,
+      changed.map((c) => c.job.row.id),
+      changed.map((c) => c.decision.nextState),
+      changed.map((c) => c.decision.totals.captured?.toString() ?? null),
+      changed.map((c) => c.decision.totals.released?.toString() ?? null),
+      changed.map((c) => c.decision.totals.adjusted.toString()),
+      changed.map((c) => c.decision.highestCorrection),
+      changed.map((c) => c.decision.resumeState),
+      changed.map((c) => c.decision.recordsCancel),
     ],
   });
 }

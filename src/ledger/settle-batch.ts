@@ -6,15 +6,16 @@ import type { EventClaim } from '../queue/index.js';
 import { JobNotFound, OutcomeUnknown } from './errors.js';
 import { lockJobs } from './locked-job.js';
 import type { SettlementRow } from './settlements.js';
-import { committedWrite, moveAccounts, writeDecision, type SettleRequest, type SettleResult, type Written, type WriteTrace } from './write-decision.js';
+import { committedWrite, moveAccounts, writeDecisions, type SettleRequest, type SettleResult } from './write-decision.js';
 
 /**
  * Settles the claimed events of several jobs in ONE transaction: the jobs locked in id
- * order, each event decided and written as settle() would, then every touched account
+ * order, the events decided and written as settle() would, each table in one statement
+ * for the whole batch (write-decision.ts), then every touched account
  * moved once, wallets before revenue accounts, each set in id order (DESIGN.md's one
  * lock order), and one COMMIT. The hot wallet row is then updated once per batch
  * instead of once per event. All or nothing: if any event fails — a unique violation, a
- * lost claim, a bad event — the whole batch rolls back and the caller settles each event
+ * lost claim, a settlement key that exists, a bad event — the whole batch rolls back and the caller settles each event
  * on its own with settle(), where its failure stays its own. At most one event per job.
  * A connection lost around COMMIT is read back as settle() does (readBackBatch): a
  * committed batch returns its results, one that did not throws the ConnectionLost.
@@ -28,14 +29,9 @@ export async function settleBatch(pool: Pool, requests: (SettleRequest & { claim
       // withTransaction may run this again after 40001/40P01: start clean each time.
       Object.assign(attempt, { written: [], results: null });
       const jobs = await lockJobs(tx, jobIds);
-      const written: Written[] = [];
-      for (const request of requests) {
-        const job = jobs.get(request.jobId);
-        if (!job) throw new JobNotFound(request.jobId);
-        const state: WriteTrace = { intendedKey: null, written: null };
-        written.push(await writeDecision(tx, job, request, state));
-        attempt.written.push({ claim: request.claim, settlement: state.written });
-      }
+      for (const jobId of jobIds) if (!jobs.has(jobId)) throw new JobNotFound(jobId);
+      const written = await writeDecisions(tx, jobs, requests);
+      attempt.written = written.map((w, i) => ({ claim: requests[i]!.claim, settlement: w.inserted.at(-1) ?? null }));
       attempt.results = await moveAccounts(tx, written);
       failpoint('settle.before_commit');
       return attempt.results;

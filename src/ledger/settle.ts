@@ -1,13 +1,14 @@
 import type { Pool, Queryable } from '../db/pool.js';
-import { ConnectionLost, isUniqueViolationOn } from '../db/errors.js';
+import { ConnectionLost } from '../db/errors.js';
 import { backoff, sleep, type BackoffPolicy } from '../backoff.js';
 import { withTransaction, type TransactionOptions } from '../db/transaction.js';
 import { failpoint } from '../failpoints.js';
 import { parseSettlementKey, type JobState } from '../lifecycle/index.js';
-import { JobNotFound, OutcomeUnknown, SettlementMismatch } from './errors.js';
+import { JobNotFound, OutcomeUnknown, SettlementKeyTaken, SettlementMismatch } from './errors.js';
 import { lockJob } from './locked-job.js';
 import { findSettlement } from './settlements.js';
-import { committedWrite, moveAccounts, writeDecision, type SettleRequest, type SettleResult, type WriteTrace } from './write-decision.js';
+import type { SettlementRow } from './settlements.js';
+import { committedWrite, moveAccounts, writeDecisions, type SettleRequest, type SettleResult } from './write-decision.js';
 
 export type { SettleRequest, SettleResult } from './write-decision.js';
 
@@ -16,13 +17,14 @@ export interface SettleOptions {
   onRetry?: TransactionOptions['onRetry'];
 }
 
-const SETTLEMENT_KEY_CONSTRAINT = 'settlements_settlement_key_key';
 /** Attempts after a connection loss whose transaction read back as not committed. */
 const MAX_UNKNOWN_OUTCOME_ATTEMPTS = 3;
 const UNKNOWN_OUTCOME_BACKOFF: BackoffPolicy = { floorMs: 20, firstMs: 40, capMs: 500 };
 
 /** What one attempt of the transaction got to: what it wrote, and the result it was about to commit. */
-interface Attempt extends WriteTrace {
+interface Attempt {
+  /** the settlement row it inserted: its id tells our commit from somebody else's */
+  written: SettlementRow | null;
   result: SettleResult | null;
 }
 
@@ -31,7 +33,7 @@ interface Attempt extends WriteTrace {
  * job, decide on the locked state, write the settlement, entries, hold and job, mark
  * the event, move the account projections, commit. No I/O but this database inside.
  *
- * Outcomes: a unique violation on the settlement key returns the existing settlement
+ * Outcomes: a settlement key that exists (SettlementKeyTaken) returns the existing settlement
  * (after checking it is the same job, phase and version); 40001/40P01 retry the whole
  * transaction (withTransaction); a connection lost around COMMIT is resolved by
  * reading this attempt's own write back before writing again; anything else is thrown.
@@ -42,21 +44,21 @@ export async function settle(pool: Pool, request: SettleRequest, options: Settle
 
 async function settleOnce(pool: Pool, request: SettleRequest, options: SettleOptions, afterDuplicate: boolean): Promise<SettleResult> {
   for (let attempt = 1; ; attempt++) {
-    const state: Attempt = { intendedKey: null, written: null, result: null };
+    const state: Attempt = { written: null, result: null };
     try {
       return await withTransaction(
         pool,
         async (tx) => {
           // withTransaction may run this again after 40001/40P01: start clean each time.
-          Object.assign(state, { intendedKey: null, written: null, result: null });
+          Object.assign(state, { written: null, result: null });
           state.result = await settleInTransaction(tx, request, state);
           return state.result;
         },
         options.onRetry ? { onRetry: options.onRetry } : {},
       );
     } catch (error) {
-      if (state.intendedKey && isUniqueViolationOn(error, SETTLEMENT_KEY_CONSTRAINT)) {
-        return await existingResult(pool, request, options, state.intendedKey, afterDuplicate);
+      if (error instanceof SettlementKeyTaken) {
+        return await existingResult(pool, request, options, error.settlementKey, afterDuplicate);
       }
       if (!(error instanceof ConnectionLost)) throw error;
       const committed = await readBack(pool, request, state);
@@ -71,14 +73,15 @@ async function settleOnce(pool: Pool, request: SettleRequest, options: SettleOpt
 async function settleInTransaction(tx: Queryable, request: SettleRequest, state: Attempt): Promise<SettleResult> {
   const job = await lockJob(tx, request.jobId);
   if (!job) throw new JobNotFound(request.jobId);
-  const written = await writeDecision(tx, job, request, state);
-  const [result] = await moveAccounts(tx, [written]);
+  const [written] = await writeDecisions(tx, new Map([[job.row.id, job]]), [request]);
+  state.written = written!.inserted.at(-1) ?? null;
+  const [result] = await moveAccounts(tx, [written!]);
   failpoint('settle.before_commit');
   return result!;
 }
 
 /**
- * After a unique violation on the settlement key: the first writer's result, verified.
+ * After SettlementKeyTaken (the intended constraint): the first writer's result, verified.
  * Under the job lock this only happens when the job row does not show an effect the
  * settlements table has; settling again then hits the same key, and the second time
  * that is reported instead of looping.

@@ -33,29 +33,48 @@ export interface NewSettlement {
   eventKey?: string | null;
 }
 
-/** Raises UniqueViolation on settlements_settlement_key_key when the effect exists. */
-export async function insertSettlement(tx: Queryable, s: NewSettlement): Promise<SettlementRow> {
+/**
+ * Inserts the settlements in one statement. A key that exists already — the intended
+ * constraint, settlements_settlement_key_key, and only it — is skipped and missing from
+ * the answer (the caller decides what that means); any other constraint raises. Returns
+ * the inserted rows by key.
+ */
+export async function insertSettlements(tx: Queryable, rows: readonly NewSettlement[]): Promise<Map<string, SettlementRow>> {
+  if (rows.length === 0) return new Map();
   const result = await tx.query<SettlementRow>({
-    name: 'insert_settlement',
+    name: 'insert_settlements',
     text: `insert into settlements (id, settlement_key, tenant_id, job_id, charge_type, version, amount, remainder, snapshot, reason, event_provider, event_key)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     select * from unnest($1::uuid[], $2::text[], $3::uuid[], $4::uuid[], $5::text[], $6::int[], $7::bigint[], $8::bigint[],
+                          $9::jsonb[], $10::text[], $11::text[], $12::text[])
+     on conflict on constraint settlements_settlement_key_key do nothing
      returning *`,
     values: [
-      newId(),
-      s.key,
-      s.tenantId,
-      s.jobId,
-      s.chargeType,
-      s.version,
-      s.amount.toString(),
-      (s.remainder ?? 0n).toString(),
-      s.snapshot ? JSON.stringify(s.snapshot) : null,
-      s.reason ?? null,
-      s.eventProvider ?? null,
-      s.eventKey ?? null,
+      rows.map(() => newId()),
+      rows.map((s) => s.key),
+      rows.map((s) => s.tenantId),
+      rows.map((s) => s.jobId),
+      rows.map((s) => s.chargeType),
+      rows.map((s) => s.version),
+      rows.map((s) => s.amount.toString()),
+      rows.map((s) => (s.remainder ?? 0n).toString()),
+      rows.map((s) => (s.snapshot ? JSON.stringify(s.snapshot) : null)),
+      rows.map((s) => s.reason ?? null),
+      rows.map((s) => s.eventProvider ?? null),
+      rows.map((s) => s.eventKey ?? null),
     ],
   });
-  return result.rows[0]!;
+  return new Map(result.rows.map((r) => [r.settlement_key, r]));
+}
+
+/** The settlements with these keys, by key. */
+export async function findSettlements(db: Queryable, keys: readonly string[]): Promise<Map<string, SettlementRow>> {
+  if (keys.length === 0) return new Map();
+  const result = await db.query<SettlementRow>({
+    name: 'find_settlements',
+    text: 'select * from settlements where settlement_key = any($1::text[])',
+    values: [keys],
+  });
+  return new Map(result.rows.map((r) => [r.settlement_key, r]));
 }
 
 export async function findSettlement(db: Queryable, key: string): Promise<SettlementRow | null> {

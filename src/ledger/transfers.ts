@@ -47,7 +47,7 @@ export function projectionDelta(transfer: Transfer): { debit: ProjectionDelta; c
 }
 
 /**
- * Moves the projection columns for `transfers`, one UPDATE per account, in the order
+ * Moves the projection columns for `transfers`, in one statement, locking the accounts in the order
  * given by `lockOrder` (wallets before the tenant's system accounts — DESIGN.md's one
  * lock order), so concurrent settlements never deadlock. `except` skips accounts whose
  * projection the caller already moved: the wallets, whose entries are inserted with their
@@ -77,20 +77,45 @@ export async function moveProjections(
     add(t.creditAccountId, d.credit);
   }
   const ordered = [...byAccount.keys()].sort((x, y) => rank(lockOrder, x) - rank(lockOrder, y) || (x < y ? -1 : 1));
-  const balances = new Map<string, bigint>();
-  for (const account of ordered) {
-    const d = byAccount.get(account)!;
-    const updated = await tx.query<{ balance: bigint }>({
-      name: 'move_projection',
-      text: `update accounts set debits_pending = debits_pending + $2, debits_posted = debits_posted + $3,
-              credits_pending = credits_pending + $4, credits_posted = credits_posted + $5
-       where id = $1
-       returning credits_posted - debits_posted as balance`,
-      values: [account, d.debitsPending.toString(), d.debitsPosted.toString(), d.creditsPending.toString(), d.creditsPosted.toString()],
-    });
-    balances.set(account, updated.rows[0]!.balance);
-  }
-  return balances;
+  if (ordered.length === 0) return new Map();
+  const deltas = ordered.map((account) => byAccount.get(account)!);
+  const values = [
+    ordered,
+    deltas.map((d) => d.debitsPending.toString()),
+    deltas.map((d) => d.debitsPosted.toString()),
+    deltas.map((d) => d.creditsPending.toString()),
+    deltas.map((d) => d.creditsPosted.toString()),
+  ];
+  // One account (a credit, a reservation, a hot tenant's batch): a plain UPDATE. Several:
+  // one statement that first locks them in `ordered` (ORDER BY runs before FOR UPDATE
+  // takes the locks), then moves them all.
+  const updated = await tx.query<{ id: string; balance: bigint }>(
+    ordered.length === 1
+      ? {
+          name: 'move_projection',
+          text: `update accounts a set debits_pending = debits_pending + ($2::bigint[])[1], debits_posted = debits_posted + ($3::bigint[])[1],
+                  credits_pending = credits_pending + ($4::bigint[])[1], credits_posted = credits_posted + ($5::bigint[])[1]
+           where id = ($1::uuid[])[1]
+           returning a.id, credits_posted - debits_posted as balance`,
+          values,
+        }
+      : {
+          name: 'move_projections',
+          text: `with moves as (
+             select * from unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) with ordinality
+               as m(id, debits_pending, debits_posted, credits_pending, credits_posted, n)
+           ), locked as materialized (
+             select a.id from accounts a join moves m on m.id = a.id order by m.n for no key update of a
+           )
+           update accounts a set debits_pending = a.debits_pending + m.debits_pending, debits_posted = a.debits_posted + m.debits_posted,
+                  credits_pending = a.credits_pending + m.credits_pending, credits_posted = a.credits_posted + m.credits_posted
+           from moves m join locked l on l.id = m.id
+           where a.id = m.id
+           returning a.id, a.credits_posted - a.debits_posted as balance`,
+          values,
+        },
+  );
+  return new Map(updated.rows.map((r) => [r.id, r.balance]));
 }
 
 function rank(order: string[], account: string): number {

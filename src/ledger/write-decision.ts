@@ -1,18 +1,22 @@
 import type { Queryable } from '../db/pool.js';
 import { decide, yieldsToAwaitingEvents, type Decision, type JobState, type LifecycleEvent, type Outcome } from '../lifecycle/index.js';
-import { awaitingEventOf, markSettled, markedUnder, type EventClaim } from '../queue/index.js';
-import { raiseAlerts, type AlertClass } from './alerts.js';
-import { applyIntent } from './apply-intent.js';
-import { writeJob, type LockedJob } from './locked-job.js';
-import { findSettlement, type SettlementRow } from './settlements.js';
+import { jobsWithAwaitingEvents, markManySettled, markedUnder, type EventClaim } from '../queue/index.js';
+import { raiseEachAlert, type AlertClass, type RaisedAlert } from './alerts.js';
+import { SettlementKeyTaken } from './errors.js';
+import { findHolds, resolveHolds } from './hold.js';
+import { writeJobs, type LockedJob } from './locked-job.js';
+import { planIntent, type PlannedIntent } from './plan-intent.js';
+import { findSettlement, findSettlements, insertSettlements, type SettlementRow } from './settlements.js';
 import { moveProjections, type Transfer } from './transfers.js';
 import { postWalletEntries } from './wallet-entries.js';
 import { formatAmount } from '../money/index.js';
 import { enqueueMessages, type NewMessage } from '../outbound/enqueue.js';
 
 /**
- * The write half of a settlement, shared by settle() and settleBatch(): decide on the
- * locked job, write what the decision says, move the accounts. Runs inside their
+ * The write half of a settlement, shared by settle() (a batch of one) and settleBatch():
+ * decide on the locked jobs, write what the decisions say, move the accounts. Set-based:
+ * each table is written once for the whole batch, so a batch costs the same number of
+ * statements whatever its size (plus one per wallet it moves). Runs inside their
  * transaction; no I/O but this database.
  */
 
@@ -33,14 +37,6 @@ export interface SettleResult {
   replayed: boolean;
 }
 
-/** What an attempt wrote, so that a lost COMMIT can be told apart from a failure before it. */
-export interface WriteTrace {
-  /** the settlement key it tried to insert last (a unique violation names this one) */
-  intendedKey: string | null;
-  /** the settlement row it inserted: its id tells our commit from somebody else's */
-  written: SettlementRow | null;
-}
-
 /** One decision, written, with the account projections still to move. */
 export interface Written {
   request: SettleRequest;
@@ -57,41 +53,62 @@ export interface Written {
 }
 
 /**
- * Decides on the locked job and writes everything but the account projections: the
- * settlement, entries, hold, job and the event's outcome (fenced by its claim). The only
- * fact decide() needs from outside the job row — is an accepted event still awaiting
- * settlement? — is read here, under the job's lock, for the events that yield to one.
+ * Decides each request on its locked job and writes everything but the account
+ * projections: the settlements, holds, jobs and the events' outcomes (fenced by their
+ * claims), one statement per table. The only fact decide() needs from outside the job
+ * row — is an accepted event still awaiting settlement? — is read here, under the jobs'
+ * locks, for the events that yield to one. A settlement key that exists already throws
+ * SettlementKeyTaken (the caller answers it: settle() with the existing effect, a batch
+ * by settling its events one by one). At most one request per job.
  */
-export async function writeDecision(tx: Queryable, job: LockedJob, request: SettleRequest, trace: WriteTrace): Promise<Written> {
-  const eventAwaiting = yieldsToAwaitingEvents(request.event) && (await awaitingEventOf(tx, job.row.id)) !== null;
-  const decision = decide({ ...job.view, eventAwaiting }, request.event, job.policy);
-  const source = request.claim ? { provider: request.claim.provider, eventKey: request.claim.eventKey } : null;
+export async function writeDecisions(tx: Queryable, jobs: ReadonlyMap<string, LockedJob>, requests: readonly SettleRequest[]): Promise<Written[]> {
+  const locked = requests.map((r) => jobs.get(r.jobId)!);
+  const asking = requests.filter((r) => yieldsToAwaitingEvents(r.event)).map((r) => r.jobId);
+  const awaiting = await jobsWithAwaitingEvents(tx, asking);
+  const decisions = requests.map((r, i) => decide({ ...locked[i]!.view, eventAwaiting: awaiting.has(r.jobId) }, r.event, locked[i]!.policy));
 
-  let settlement: SettlementRow | null = null;
-  const inserted: SettlementRow[] = [];
-  const transfers: Transfer[] = [];
-  let revenueAccount: string | null = null;
-  let charges = false;
-  for (const intent of decision.intents) {
-    trace.intendedKey = intent.key;
-    const applied = await applyIntent(tx, job, intent, source);
-    settlement = trace.written = applied.settlement;
-    if (applied.settlement) inserted.push(applied.settlement);
-    transfers.push(...applied.transfers);
-    revenueAccount = applied.lockOrder[1] ?? null;
-    charges ||= applied.charges;
-  }
-  await writeJob(tx, job, decision);
-  const replayed = settlement === null;
-  if (settlement === null && decision.effectKey !== null) settlement = await findSettlement(tx, decision.effectKey);
-  if (request.claim) {
-    await markSettled(tx, request.claim, {
-      status: decision.outcome.status,
-      reason: decision.outcome.reason ?? null,
-      settlementKey: settlement?.settlement_key ?? null,
-    });
-  }
-  return { request, job, decision, settlement, replayed: replayed && settlement !== null, inserted, transfers, revenueAccount, charges };
+  const holding = requests.filter((_, i) => decisions[i]!.intents.length > 0).map((r) => r.jobId);
+  const holds = holding.length > 0 ? await findHolds(tx, holding) : new Map();
+  const plans: PlannedIntent[][] = decisions.map((decision, i) => {
+    const claim = requests[i]!.claim;
+    const source = claim ? { provider: claim.provider, eventKey: claim.eventKey } : null;
+    return decision.intents.map((intent) => planIntent(locked[i]!, intent, holds.get(locked[i]!.row.id), source));
+  });
+  const planned = plans.flat();
+  const inserted = await insertSettlements(tx, planned.map((p) => p.settlement));
+  const taken = planned.find((p) => !inserted.has(p.settlement.key));
+  if (taken) throw new SettlementKeyTaken(taken.settlement.key);
+  await resolveHolds(tx, planned.flatMap((p) => (p.resolvesHold ? [p.resolvesHold] : [])));
+  await writeJobs(tx, locked.map((job, i) => ({ job, decision: decisions[i]! })));
+
+  // An event whose effect an equal event wrote before returns that effect.
+  const replayKeys = decisions.flatMap((d) => (d.intents.length === 0 && d.effectKey !== null ? [d.effectKey] : []));
+  const earlier = await findSettlements(tx, replayKeys);
+  const written = requests.map((request, i): Written => {
+    const decision = decisions[i]!;
+    const own = plans[i]!.map((p) => inserted.get(p.settlement.key)!);
+    const settlement = own.at(-1) ?? (decision.effectKey !== null ? (earlier.get(decision.effectKey) ?? null) : null);
+    return {
+      request,
+      job: locked[i]!,
+      decision,
+      settlement,
+      replayed: own.length === 0 && settlement !== null,
+      inserted: own,
+      transfers: plans[i]!.flatMap((p) => p.transfers),
+      revenueAccount: plans[i]!.at(-1)?.revenueAccount ?? null,
+      charges: plans[i]!.some((p) => p.charges),
+    };
+  });
+  await markManySettled(
+    tx,
+    written.flatMap(({ request, decision, settlement }) =>
+      request.claim
+        ? [{ claim: request.claim, mark: { status: decision.outcome.status, reason: decision.outcome.reason ?? null, settlementKey: settlement?.settlement_key ?? null } }]
+        : [],
+    ),
+  );
+  return written;
 }
 
 /**
@@ -119,6 +136,7 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
   await moveProjections(tx, written.flatMap((w) => w.transfers), revenues, new Set(wallets));
   const balanceAfter = balancesAfterEach(written, balances);
   const messages: NewMessage[] = [];
+  const raised: RaisedAlert[] = [];
   const results: SettleResult[] = [];
   for (const [i, w] of written.entries()) {
     const { job, decision, request } = w;
@@ -132,7 +150,7 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
     messages.push(...settledMessages(w));
     const source = request.claim ? `${request.claim.provider}/${request.claim.eventKey}` : `${request.jobId}:${request.event.type}`;
     const alertSource = (!w.replayed && w.settlement?.settlement_key) || source;
-    await raiseAlerts(tx, alerts, { tenantId: job.row.tenant_id, jobId: job.row.id, source: alertSource });
+    raised.push(...alerts.map((a) => ({ ...a, tenantId: job.row.tenant_id, jobId: job.row.id, source: alertSource })));
     results.push({
       outcome: decision.outcome.status,
       ...(decision.outcome.reason ? { reason: decision.outcome.reason } : {}),
@@ -142,6 +160,7 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
       replayed: w.replayed,
     });
   }
+  await raiseEachAlert(tx, raised);
   // The tenant's webhooks, in this transaction: sent exactly for what commits (src/outbound/).
   await enqueueMessages(tx, messages);
   return results;

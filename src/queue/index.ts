@@ -8,6 +8,7 @@ export { deliveryKey, persistDeliveries, type AttemptRecord, type NewEvent } fro
 export { LeaseLost } from './errors.js';
 export {
   deadLetter,
+  markManySettled,
   markSettled,
   markedUnder,
   readOwnedEvent,
@@ -26,7 +27,7 @@ export {
   type DiscardResult,
   type DiscardedEvent,
 } from './operator.js';
-export { awaitingEventOf } from './reads.js';
+export { awaitingEventOf, jobsWithAwaitingEvents } from './reads.js';
 export {
   AWAITING_STATES,
   EVENT_STATES,

@@ -44,6 +44,37 @@ export async function markSettled(tx: Queryable, claim: Claim, mark: SettledMark
   if (result.rowCount === 0) throw new LeaseLost(claimOf(claim).provider, claimOf(claim).eventKey);
 }
 
+/**
+ * markSettled for several claims in one statement, each fenced by its own token. Throws
+ * LeaseLost for the first claim no longer current (rolling the transaction back).
+ */
+export async function markManySettled(tx: Queryable, marks: readonly { claim: Claim; mark: SettledMark }[]): Promise<void> {
+  if (marks.length === 0) return;
+  const claims = marks.map((m) => claimOf(m.claim));
+  const result = await tx.query<{ provider: string; event_key: string }>({
+    name: 'mark_events_settled',
+    text: `update webhook_events w
+     set state = m.state, reason = m.reason, settlement_key = m.settlement_key, processed_at = now(), lease_until = null, last_error = m.note
+     from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[])
+       as m(provider, event_key, fencing_token, state, reason, settlement_key, note)
+     where w.provider = m.provider and w.event_key = m.event_key and w.fencing_token = m.fencing_token and w.state = 'processing'
+     returning w.provider, w.event_key`,
+    values: [
+      claims.map((c) => c.provider),
+      claims.map((c) => c.eventKey),
+      claims.map((c) => c.fencingToken.toString()),
+      marks.map(({ mark }) => (mark.status === 'rejected' ? 'no_effect' : mark.status)),
+      marks.map(({ mark }) => mark.reason),
+      marks.map(({ mark }) => mark.settlementKey),
+      marks.map(({ mark }) => (mark.note === undefined ? null : errorText(mark.note))),
+    ],
+  });
+  if (result.rowCount === claims.length) return;
+  const marked = new Set(result.rows.map((r) => JSON.stringify([r.provider, r.event_key])));
+  const lost = claims.find((c) => !marked.has(JSON.stringify([c.provider, c.eventKey])))!;
+  throw new LeaseLost(lost.provider, lost.eventKey);
+}
+
 /** Back to pending after a transient failure, if we still own the claim. */
 export async function scheduleRetry(db: Queryable, claim: Claim, delayMs: number, error: string): Promise<boolean> {
   const result = await db.query(

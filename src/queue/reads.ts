@@ -15,3 +15,14 @@ export async function awaitingEventOf(db: Queryable, jobId: string): Promise<Eve
   });
   return result.rows[0]?.state ?? null;
 }
+
+/** Of `jobIds`, those with an event still awaiting settlement (awaitingEventOf, for many jobs in one statement). */
+export async function jobsWithAwaitingEvents(db: Queryable, jobIds: readonly string[]): Promise<Set<string>> {
+  if (jobIds.length === 0) return new Set();
+  const result = await db.query<{ job_id: string }>({
+    name: 'jobs_with_awaiting_events',
+    text: `select distinct job_id from webhook_events where job_id = any($1::uuid[]) and ${awaitingSql()}`,
+    values: [jobIds],
+  });
+  return new Set(result.rows.map((r) => r.job_id));
+}

@@ -1,6 +1,6 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
-import { lockJob, writeJob } from '../ledger/locked-job.js';
+import { lockJob, writeJobs } from '../ledger/locked-job.js';
 import { decide } from '../lifecycle/index.js';
 import type { ProviderKind } from '../webhooks/adapters/index.js';
 import { newId } from '../ids.js';
@@ -40,7 +40,7 @@ export async function beginUsageFetch(pool: Pool, claim: ClaimedEvent): Promise<
     const decision = decide(job.view, { type: 'usage.fetch_started' }, job.policy);
     // Nothing is fetched for a job whose hold is resolved: its event settles as no effect.
     if (decision.outcome.status === 'no_effect') return { kind: 'terminal' };
-    await writeJob(tx, job, decision);
+    await writeJobs(tx, [{ job, decision }]);
     const provider = await fetchTarget(tx, job.row.provider);
     return {
       kind: 'fetch',
@@ -93,6 +93,6 @@ export async function recordFetchMismatch(pool: Pool, claim: ClaimedEvent, conte
        values ($1, $2, $3, $4, 'event_mismatch', $5, $6)`,
       [newId(), claim.provider, claim.event_key, claim.job_id, context.payloadHash, JSON.stringify({ mismatch: mismatch.field, source: 'usage_fetch', expected: mismatch.expected, got: mismatch.got })],
     );
-    await writeJob(tx, job, decision);
+    await writeJobs(tx, [{ job, decision }]);
   });
 }
