@@ -30,6 +30,7 @@ interface Options {
   scenarios: ScenarioName[];
   limitSeconds: number;
   minimalLimit?: boolean;
+  tpcbClients?: number;
   rate: number;
   seed: number;
   logLevel: string;
@@ -80,6 +81,7 @@ function parseOptions(): Options {
     .option('--tenants <n>', 'wallets of the spread scenario', positive, 100)
     .option('--scenarios <list>', 'hot, spread or hot,spread', scenarioList, ['hot', 'spread'] as ScenarioName[])
     .option('--limit-seconds <n>', 'seconds of the limit (pgbench TPC-B; BENCH_PGBENCH=none forces the built-in one) and of each --minimal-limit shape', positive, 10)
+    .option('--tpcb-clients <n>', "pgbench's clients (default: workers × worker concurrency, the connections Tally's workers use; 1 is pgbench's own default)", positive)
     .option('--minimal-limit', 'also measure minimal durable transactions (BEGIN; UPDATE; INSERT; COMMIT) on distinct rows and on one row')
     .option('--rate <n>', 'deliveries per second (0 = as fast as answered)', nonNegative, 0)
     .option('--seed <n>', 'seed of usage and delivery order', nonNegative, 1)
@@ -167,12 +169,13 @@ async function main(): Promise<boolean> {
     }
 
     const pgbench = findPgbench();
-    note(`measuring the limit: TPC-B with ${pgbench ?? 'the built-in tpcb-like script (no pgbench found)'}, ${connections} clients, ${options.limitSeconds} s`);
+    const tpcbClients = options.tpcbClients ?? connections;
+    note(`measuring the limit: TPC-B with ${pgbench ?? 'the built-in tpcb-like script (no pgbench found)'}, ${tpcbClients} clients, ${options.limitSeconds} s`);
     const tpcbUrl = await recreateDatabase(adminUrl, 'tally_bench_tpcb');
     const tpcb = await measureTpcb(
       {
         url: tpcbUrl,
-        clients: connections,
+        clients: tpcbClients,
         seconds: options.limitSeconds,
         postmasterPid: info.postmasterPid,
         workDir,

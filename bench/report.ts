@@ -155,7 +155,7 @@ export function formatReport(report: BenchReport): string {
     `The limit: pgbench TPC-B — ${tpcb.tool === 'pgbench' ? tpcb.program : `${tpcb.program}; no pgbench found (PATH, /usr/lib/postgresql/*/bin, BENCH_PGBENCH)`}`,
   );
   lines.push(
-    `  ${tpcb.script} script, scale ${tpcb.scale}, ${tpcb.queryMode} query mode; ${tpcb.clients} clients (the connections Tally's workers use: workers × worker concurrency), ${tpcb.threads} thread${tpcb.threads === 1 ? '' : 's'}, ~${num(tpcb.seconds)} s`,
+    `  ${tpcb.script} script, scale ${tpcb.scale}, ${tpcb.queryMode} query mode; ${tpcb.clients} client${tpcb.clients === 1 ? '' : 's'} (${tpcb.clients === Number(o['workers']) * Number(o['workerConcurrency']) ? "the connections Tally's workers use: workers × worker concurrency" : '--tpcb-clients'}), ${tpcb.threads} thread${tpcb.threads === 1 ? '' : 's'}, ~${num(tpcb.seconds)} s`,
   );
   const cpuCells = (c: BenchReport['tpcb']['cpuSeconds'], transactions: number) => [
     num(c.postgres === null ? null : (c.postgres * 1000) / transactions, 3),
