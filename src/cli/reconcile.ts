@@ -1,9 +1,13 @@
 import { openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { reconcile, type ReconciliationRun } from '../reconcile/run.js';
+import { reconcileProgress } from './reconcile-progress.js';
 
 /** Exit status when the run itself failed (database unreachable, …): neither clean nor "exceptions found". */
 export const RECONCILE_FAILED_EXIT_CODE = 2;
+
+/** Checks a run makes at once (the pool below has room for them). */
+const RECONCILE_CONCURRENCY = 2;
 
 /**
  * Exit 0 when clean, 1 when exceptions were found (CONTRACT.md). A run that could not
@@ -16,7 +20,14 @@ export async function reconcileCommand(options: { json?: boolean; repair?: boole
     const db = await openDatabase({ max: 4 });
     try {
       await migrate(db.pool);
-      run = await reconcile(db.pool, { repair: options.repair ?? false });
+      const progress = reconcileProgress();
+      try {
+        // Two checks at a time: the run is CPU-bound in PostgreSQL, and one query uses
+        // one core when the planner does not parallelise it.
+        run = await reconcile(db.pool, { repair: options.repair ?? false, onCheck: (p) => progress.onCheck(p), concurrency: RECONCILE_CONCURRENCY });
+      } finally {
+        progress.stop();
+      }
     } finally {
       await db.close();
     }

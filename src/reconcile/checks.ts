@@ -122,9 +122,6 @@ const RUNNING_BALANCE_CHECK: Check = {
           from (select *, (wallet_seq <> position or balance_after <> balance_sum or reserved_after <> reserved_sum
                            or created_at < previous_at) as broken from chain) c
           group by wallet_id
-        ), last_entry as (
-          select distinct on (wallet_id) wallet_id, wallet_seq, balance_after, reserved_after, created_at
-          from ledger_entries where wallet_id is not null order by wallet_id, wallet_seq desc
         ), unchained as (
           select w.id as wallet_id, count(*) as n
           from ledger_entries e join accounts w on w.kind = 'wallet' and w.id in (e.debit_account_id, e.credit_account_id)
@@ -139,7 +136,9 @@ const RUNNING_BALANCE_CHECK: Check = {
                                  'balance', ${amount('l.balance_after')}, 'reserved', ${amount('l.reserved_after')}, 'at', l.created_at) end) as detail
         from accounts a
         left join per_wallet p on p.wallet_id = a.id
-        left join last_entry l on l.wallet_id = a.id
+        -- the wallet's last entry: one probe of (wallet_id, wallet_seq) per wallet, not a sort of the ledger
+        left join lateral (select e.wallet_id, e.wallet_seq, e.balance_after, e.reserved_after, e.created_at from ledger_entries e
+                           where e.wallet_id = a.id order by e.wallet_seq desc limit 1) l on true
         left join unchained u on u.wallet_id = a.id
         where a.kind = 'wallet'
           and (coalesce(p.broken, 0) > 0 or coalesce(u.n, 0) > 0
@@ -165,15 +164,19 @@ const SPEND_PERIOD_CHECK: Check = {
           select e.tenant_id, e.currency, h.created_at as at, e.amount
           from holds h join ledger_entries e on e.id = h.pending_entry_id
           union all
-          -- what resolved a hold (capture, remainder, release) leaves the hold's period
-          select e.tenant_id, e.currency, h.created_at, -e.amount
-          from settlements s join ledger_entries e on e.settlement_key = s.settlement_key join holds h on h.job_id = s.job_id
-          where e.entry_type in ('capture', 'release_remainder', 'release')
-          union all
-          -- captures and adjustments count in the settlement's period (a refund is the wallet's credit)
-          select e.tenant_id, e.currency, s.created_at, case when e.credit_account_id = e.wallet_id then -e.amount else e.amount end
+          -- A settlement's entries, read once (settlement keys and holds' job ids are unique,
+          -- so each entry meets at most one of each): what resolved a hold (capture,
+          -- remainder, release) leaves the hold's period; captures and adjustments count in
+          -- the settlement's period (a refund is the wallet's credit).
+          select e.tenant_id, e.currency, m.at, m.amount
           from settlements s join ledger_entries e on e.settlement_key = s.settlement_key
-          where e.entry_type in ('capture', 'adjustment')
+          left join holds h on h.job_id = s.job_id
+          cross join lateral (values
+            (case when e.entry_type in ('capture', 'release_remainder', 'release') then h.created_at end, -e.amount),
+            (case when e.entry_type in ('capture', 'adjustment') then s.created_at end,
+             case when e.credit_account_id = e.wallet_id then -e.amount else e.amount end)
+          ) as m(at, amount)
+          where e.entry_type in ('capture', 'release_remainder', 'release', 'adjustment') and m.at is not null
         ), recomputed as (
           select m.tenant_id, m.currency, p.period, p.starts_on, sum(m.amount) as spent
           from movements m
@@ -207,21 +210,26 @@ const CHECKS: Check[] = [
   },
   {
     class: 'settlement_without_entries',
-    sql: `select s.settlement_key as key, jsonb_build_object('settlement_key', s.settlement_key, 'job_id', s.job_id) as objects,
-                 jsonb_build_object('charge_type', s.charge_type, 'amount', ${amount('s.amount')}, 'missing', missing.types) as detail
-          from settlements s
-          cross join lateral (
-            select array_agg(expected.entry_type) as types
-            from (values
-              ('capture', s.charge_type = 'capture' and s.amount > 0),
-              ('release_remainder', s.charge_type = 'capture' and s.remainder > 0),
-              ('release', s.charge_type = 'release' and s.amount > 0),
-              ('adjustment', s.charge_type = 'adjustment' and s.amount <> 0)
-            ) as expected(entry_type, wanted)
-            where expected.wanted
-              and not exists (select 1 from ledger_entries e where e.settlement_key = s.settlement_key and e.entry_type = expected.entry_type)
-          ) missing
-          where missing.types is not null`,
+    // Set-based: every entry a settlement needs, anti-joined with the entries at once (a
+    // hash join over the table), not one index probe per settlement and type — at a
+    // million entries that was 333,000 probes and most of the run.
+    sql: `with expected as (
+            select s.settlement_key, s.job_id, s.charge_type, s.amount, x.entry_type, x.position
+            from settlements s
+            cross join lateral (values
+              ('capture', 1, s.charge_type = 'capture' and s.amount > 0),
+              ('release_remainder', 2, s.charge_type = 'capture' and s.remainder > 0),
+              ('release', 3, s.charge_type = 'release' and s.amount > 0),
+              ('adjustment', 4, s.charge_type = 'adjustment' and s.amount <> 0)
+            ) as x(entry_type, position, wanted)
+            where x.wanted
+          )
+          select m.settlement_key as key, jsonb_build_object('settlement_key', m.settlement_key, 'job_id', m.job_id) as objects,
+                 jsonb_build_object('charge_type', m.charge_type, 'amount', ${amount('m.amount')},
+                                    'missing', array_agg(m.entry_type order by m.position)) as detail
+          from expected m
+          where not exists (select 1 from ledger_entries e where e.settlement_key = m.settlement_key and e.entry_type = m.entry_type)
+          group by m.settlement_key, m.job_id, m.charge_type, m.amount`,
   },
   {
     class: 'hold_captured_and_released',
@@ -347,14 +355,78 @@ const CHECKS: Check[] = [
 
 export const EXCEPTION_CLASSES: readonly ExceptionClass[] = [...new Set(CHECKS.map((c) => c.class))];
 
-/** Every inconsistency of the given classes (all of them by default), one query per class. */
-export async function findInconsistencies(db: Queryable, classes: readonly ExceptionClass[] = EXCEPTION_CLASSES): Promise<Finding[]> {
-  const findings: Finding[] = [];
-  for (const check of CHECKS.filter((c) => classes.includes(c.class))) {
-    const result = await db.query<{ key: string; objects: Record<string, unknown>; detail: Record<string, unknown> }>(check.sql);
-    for (const row of result.rows) {
-      findings.push({ class: check.class, fingerprint: `${check.class}:${row.key}`, objects: row.objects, detail: row.detail });
-    }
+/** The table whose rows a check reads through (what its progress says it covers). */
+const COVERS: Record<ExceptionClass, string> = {
+  terminal_job_without_settlement: 'jobs',
+  settlement_without_entries: 'settlements',
+  hold_captured_and_released: 'settlements',
+  hold_open_past_expiry: 'holds',
+  event_stuck: 'webhook_events',
+  event_dead: 'webhook_events',
+  projection_drift: 'ledger_entries',
+  currency_sum_nonzero: 'accounts',
+  usage_mismatch: 'provider_usage',
+  event_key_conflict: 'delivery_attempts',
+  event_mismatch: 'delivery_attempts',
+  late_success_after_release: 'alerts',
+  late_usage_after_release: 'alerts',
+  usage_exceeds_reservation: 'alerts',
+  wallet_overdrawn: 'accounts',
+  running_balance_drift: 'ledger_entries',
+  spend_period_drift: 'ledger_entries',
+};
+
+/** One check starting or done, for a progress display (the CLI's, on stderr). */
+export interface CheckProgress {
+  class: ExceptionClass;
+  /** 1-based place of the check in this pass, of `total` */
+  index: number;
+  total: number;
+  phase: 'start' | 'done';
+  /** the table the check reads through, and its row count as the planner estimates it */
+  covers: { table: string; rows: number };
+  /** done only: the check's own time and what it found */
+  seconds?: number;
+  found?: number;
+}
+
+/**
+ * Every inconsistency of the given classes (all of them by default), one query per class.
+ * `concurrency` > 1 runs that many checks at once, each on its own connection — only for
+ * a pool (a single client would queue them); the findings come back in check order.
+ */
+export async function findInconsistencies(
+  db: Queryable,
+  classes: readonly ExceptionClass[] = EXCEPTION_CLASSES,
+  onCheck?: (progress: CheckProgress) => void,
+  concurrency = 1,
+): Promise<Finding[]> {
+  const checks = CHECKS.filter((c) => classes.includes(c.class));
+  // Only for a display: the planner's estimate costs nothing, a count(*) would cost a scan.
+  const estimates = new Map<string, number>();
+  if (onCheck) {
+    const tables = [...new Set(checks.map((c) => COVERS[c.class]))];
+    const result = await db.query<{ relname: string; rows: string }>(
+      `select relname, greatest(reltuples, 0)::bigint::text as rows from pg_class where relkind = 'r' and relnamespace = current_schema()::regnamespace and relname = any($1)`,
+      [tables],
+    );
+    for (const row of result.rows) estimates.set(row.relname, Number(row.rows));
   }
-  return findings;
+  const found: Finding[][] = checks.map(() => []);
+  let next = 0;
+  const lane = async () => {
+    while (next < checks.length) {
+      const i = next++;
+      const check = checks[i]!;
+      const covers = { table: COVERS[check.class], rows: estimates.get(COVERS[check.class]) ?? 0 };
+      const progress = { class: check.class, index: i + 1, total: checks.length, covers };
+      onCheck?.({ ...progress, phase: 'start' });
+      const started = performance.now();
+      const result = await db.query<{ key: string; objects: Record<string, unknown>; detail: Record<string, unknown> }>(check.sql);
+      found[i] = result.rows.map((row) => ({ class: check.class, fingerprint: `${check.class}:${row.key}`, objects: row.objects, detail: row.detail }));
+      onCheck?.({ ...progress, phase: 'done', seconds: (performance.now() - started) / 1000, found: result.rows.length });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, checks.length)) }, lane));
+  return found.flat();
 }

@@ -1,7 +1,7 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
-import { EXCEPTION_CLASSES, findInconsistencies, type ExceptionClass, type Finding } from './checks.js';
+import { EXCEPTION_CLASSES, findInconsistencies, type CheckProgress, type ExceptionClass, type Finding } from './checks.js';
 import { repair, type RepairAction } from './repair.js';
 import { logRaisedExceptions } from './exception-log.js';
 import type { DecisionLog } from '../ledger/settlement-log.js';
@@ -44,6 +44,10 @@ export interface ReconcileOptions {
   classes?: readonly ExceptionClass[];
   /** where the run logs each exception it raises and each settlement its repairs write */
   log?: DecisionLog;
+  /** told as each check starts and ends; `pass` is 'repair' for the look before repairing */
+  onCheck?: (progress: CheckProgress & { pass: 'repair' | 'find' }) => void;
+  /** checks run at once, each on a connection of the pool (default 1: a duty shares the pool with the worker) */
+  concurrency?: number;
 }
 
 /**
@@ -59,8 +63,10 @@ export async function reconcile(pool: Pool, options: ReconcileOptions = {}): Pro
   const startedAt = new Date();
   const classes = options.classes ?? EXCEPTION_CLASSES;
   let repairs: RepairAction[] = [];
-  if (options.repair) repairs = await repair(pool, await findInconsistencies(pool, classes), options.log);
-  const findings = await findInconsistencies(pool, classes);
+  const onCheck = (pass: 'repair' | 'find') => (options.onCheck ? (progress: CheckProgress) => options.onCheck!({ ...progress, pass }) : undefined);
+  const concurrency = options.concurrency ?? 1;
+  if (options.repair) repairs = await repair(pool, await findInconsistencies(pool, classes, onCheck('repair'), concurrency), options.log);
+  const findings = await findInconsistencies(pool, classes, onCheck('find'), concurrency);
   let raised: ReconciliationException[] = [];
   const stored = await withTransaction(pool, async (tx) => {
     const { exceptions, raisedIds } = await recordFindings(tx, id, classes, findings);
