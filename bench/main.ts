@@ -8,6 +8,7 @@ import { benchPool, checkpoint, dropDatabase, recreateDatabase, serverInfo } fro
 import { formatBalanceAt, measureBalanceAt, type BalanceAtResult } from './balance-at.js';
 import { formatClaimExplain, measureClaimExplain, type ClaimExplainResult } from './claim-explain.js';
 import { measureLimit, prepareLimit, type LimitResult } from './limit.js';
+import { formatReconcileScale, measureReconcileScale, type ReconcileScaleResult } from './reconcile-scale.js';
 import { procStat } from './procs.js';
 import { note } from './progress.js';
 import { formatReport, ratiosOf, TARGETS, type BenchReport } from './report.js';
@@ -42,6 +43,9 @@ interface Options {
   balanceAtEntries: number;
   balanceAtSamples: number;
   balanceAtOnly?: boolean;
+  reconcileEntries: number;
+  reconcileTenants: number;
+  reconcileOnly?: boolean;
   claimExplainBacklog: number;
   claimExplainOnly?: boolean;
 }
@@ -94,6 +98,9 @@ function parseOptions(): Options {
     .option('--balance-at-entries <n>', 'entries of the wallet whose balance at an instant is measured (0: skip)', nonNegative, 1_000_000)
     .option('--balance-at-samples <n>', 'random instants asked for', positive, 200)
     .option('--balance-at-only', 'only the balance-at-an-instant measurement (no limit, no scenarios)')
+    .option('--reconcile-entries <n>', 'ledger entries a full tally reconcile is timed at (also 1/10 and 3/10 of it; 0: skip)', nonNegative, 1_000_000)
+    .option('--reconcile-tenants <n>', 'wallets of that ledger, each with a job settled through the API as the template of its copies', positive, 100)
+    .option('--reconcile-only', 'only the reconciliation-at-scale measurement (no limit, no scenarios)')
     .option('--claim-explain-backlog <n>', 'deepest backlog the claim is EXPLAINed at (also 1/10 and 1/100 of it; 0: skip)', nonNegative, 100_000)
     .option('--claim-explain-only', 'only the claim under EXPLAIN at growing backlogs (no limit, no scenarios)');
   program.parse(process.argv);
@@ -158,6 +165,15 @@ async function main(): Promise<boolean> {
       process.stdout.write(options.json ? `${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n` : `${formatClaimExplain(result)}\n`);
       ok = true;
       if (external && !options.keep) await dropDatabase(adminUrl, 'tally_bench_claim');
+      return ok;
+    }
+    const reconcileScale = (): Promise<ReconcileScaleResult> =>
+      measureReconcileScale({ adminUrl, workDir, logLevel: options.logLevel, entries: options.reconcileEntries, tenants: options.reconcileTenants, seed: options.seed, inconsistency: true });
+    if (options.reconcileOnly) {
+      const result = await reconcileScale();
+      process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatReconcileScale(result)}\n`);
+      ok = result.correct;
+      if (external && !options.keep) await dropDatabase(adminUrl, 'tally_bench_rec');
       return ok;
     }
     if (options.balanceAtOnly) {
@@ -228,6 +244,11 @@ async function main(): Promise<boolean> {
     const balanceAtResult = options.balanceAtEntries > 0 ? await balanceAt() : undefined;
     if (balanceAtResult) note(`[balance-at] ?at= p50 ${balanceAtResult.latencyMs.p50.toFixed(2)} ms, p99 ${balanceAtResult.latencyMs.p99.toFixed(2)} ms; ${balanceAtResult.correct ? 'exact' : 'WRONG'}`);
     ok = scenarios.every((s) => s.verification.ok) && (balanceAtResult?.correct ?? true);
+    const reconcileResult = options.reconcileEntries > 0 ? await reconcileScale() : undefined;
+    if (reconcileResult) {
+      note(formatReconcileScale(reconcileResult));
+      ok &&= reconcileResult.correct;
+    }
     if (options.claimExplainBacklog > 0) note(formatClaimExplain(await claimExplain()));
     const report: BenchReport = {
       date: new Date().toISOString(),
@@ -247,7 +268,7 @@ async function main(): Promise<boolean> {
     if (options.out) await writeFile(options.out, `${json}\n`);
     process.stdout.write(options.json ? `${json}\n` : `${formatReport(report)}\n`);
     if (!ok) note('the money is NOT exact: see "Verification" above');
-    if (external && !options.keep) for (const name of ['tpcb', ...(limitUrl ? ['limit'] : []), ...options.scenarios, ...(balanceAtResult ? ['at'] : []), ...(options.claimExplainBacklog > 0 ? ['claim'] : [])]) await dropDatabase(adminUrl, `tally_bench_${name}`);
+    if (external && !options.keep) for (const name of ['tpcb', ...(limitUrl ? ['limit'] : []), ...options.scenarios, ...(balanceAtResult ? ['at'] : []), ...(reconcileResult ? ['rec'] : []), ...(options.claimExplainBacklog > 0 ? ['claim'] : [])]) await dropDatabase(adminUrl, `tally_bench_${name}`);
     return ok;
   } finally {
     await embedded?.stop();
