@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { DISCARD_NOTE_MAX_LENGTH } from '../queue/index.js';
+import { DEFAULT_SETTLE_CONCURRENCY } from './defaults.js';
 import { reportFatal } from './fatal.js';
 import { registerApiKeyCommands } from './api-key-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
@@ -29,13 +30,13 @@ program
   .command('serve')
   .description('HTTP API and in-process settlement workers (embedded PostgreSQL when DATABASE_URL is unset)')
   .option('--port <n>', 'port to listen on (default $PORT or 8080)', positiveInteger)
-  .option('--workers <n>', 'in-process settlement workers; 0 runs none', positiveInteger, 1)
+  .option('--workers <n>', 'in-process settlement loops, two per core by default; 0 runs none', positiveInteger, DEFAULT_SETTLE_CONCURRENCY)
   .action(lazy(async () => (await import('./serve.js')).serveCommand));
 
 program
   .command('worker')
   .description('a standalone settlement worker; any number may run against one database')
-  .option('--concurrency <n>', 'events settled at once', positiveInteger, 4)
+  .option('--concurrency <n>', 'settlement loops (each settles a batch at a time), two per core by default', positiveInteger, DEFAULT_SETTLE_CONCURRENCY)
   .action(lazy(async () => (await import('./worker.js')).workerCommand));
 
 program

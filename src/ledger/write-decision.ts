@@ -112,14 +112,30 @@ export async function writeDecisions(tx: Queryable, jobs: ReadonlyMap<string, Lo
 }
 
 /**
- * Posts the entries of everything written with the account projections, then raises the
- * alerts that depend on the resulting balances. The wallet and revenue rows are the hot
- * rows every settlement of a wallet (and of a tenant) queues on, so they are updated
- * last: their locks are held for these statements and COMMIT only, not for the whole
- * transaction. Each wallet is one statement that moves it and inserts its entries with
- * their running balances, in its order (wallet-entries.ts); then the revenue accounts.
+ * Posts the entries of everything written with the account projections, and raises the
+ * alerts and writes the tenants' messages (src/outbound/: sent exactly for what commits).
+ * The wallet and revenue rows are the hot rows every settlement of a wallet (and of a
+ * tenant) queues on, so they are updated last: what does not depend on their balances
+ * (job.settled, hold.expired, the decisions' own alerts) is written before them, and
+ * their locks are held for their own statements and COMMIT — plus, only when a charge
+ * overdrew a wallet, its alert and message. Each wallet is one statement that moves it
+ * and inserts its entries with their running balances, in its order (wallet-entries.ts);
+ * then the revenue accounts, in one.
  */
 export async function moveAccounts(tx: Queryable, written: Written[]): Promise<SettleResult[]> {
+  const sourceOf = ({ request, replayed, settlement }: Written) => {
+    const source = request.claim ? `${request.claim.provider}/${request.claim.eventKey}` : `${request.jobId}:${request.event.type}`;
+    return (!replayed && settlement?.settlement_key) || source;
+  };
+  const alertOf = (w: Written, alert: { class: AlertClass; detail?: Record<string, unknown> }): RaisedAlert => ({
+    ...alert,
+    tenantId: w.job.row.tenant_id,
+    jobId: w.job.row.id,
+    source: sourceOf(w),
+  });
+  await enqueueMessages(tx, written.flatMap(settledMessages));
+  await raiseEachAlert(tx, written.flatMap((w) => w.decision.outcome.raises.map((a) => alertOf(w, { class: a }))));
+
   const byWallet = new Map<string, Transfer[]>();
   for (const w of written) {
     const moving = w.transfers.filter((t) => t.amount !== 0n);
@@ -134,35 +150,31 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
     balances.set(wallet, posted.balance);
   }
   await moveProjections(tx, written.flatMap((w) => w.transfers), revenues, new Set(wallets));
+
   const balanceAfter = balancesAfterEach(written, balances);
-  const messages: NewMessage[] = [];
-  const raised: RaisedAlert[] = [];
-  const results: SettleResult[] = [];
-  for (const [i, w] of written.entries()) {
+  const overdrafts: RaisedAlert[] = [];
+  const overdraftMessages: NewMessage[] = [];
+  const results = written.map((w, i): SettleResult => {
     const { job, decision, request } = w;
-    const alerts: { class: AlertClass; detail?: Record<string, unknown> }[] = decision.outcome.raises.map((a) => ({ class: a }));
+    const alerts: AlertClass[] = [...decision.outcome.raises];
     const walletBalance = balanceAfter[i];
     if (w.charges && walletBalance !== undefined && walletBalance < 0n) {
       const event = request.claim ? { provider: request.claim.provider, event_key: request.claim.eventKey } : {};
-      alerts.push({ class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: walletBalance.toString(), ...event } });
-      messages.push({ tenantId: job.row.tenant_id, type: 'wallet.overdrawn', data: { wallet_id: job.row.wallet_id, currency: job.row.currency, balance: formatAmount(walletBalance) } });
+      alerts.push('wallet_overdrawn');
+      overdrafts.push(alertOf(w, { class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: walletBalance.toString(), ...event } }));
+      overdraftMessages.push({ tenantId: job.row.tenant_id, type: 'wallet.overdrawn', data: { wallet_id: job.row.wallet_id, currency: job.row.currency, balance: formatAmount(walletBalance) } });
     }
-    messages.push(...settledMessages(w));
-    const source = request.claim ? `${request.claim.provider}/${request.claim.eventKey}` : `${request.jobId}:${request.event.type}`;
-    const alertSource = (!w.replayed && w.settlement?.settlement_key) || source;
-    raised.push(...alerts.map((a) => ({ ...a, tenantId: job.row.tenant_id, jobId: job.row.id, source: alertSource })));
-    results.push({
+    return {
       outcome: decision.outcome.status,
       ...(decision.outcome.reason ? { reason: decision.outcome.reason } : {}),
-      alerts: alerts.map((a) => a.class),
+      alerts,
       jobState: decision.nextState,
       settlement: w.settlement,
       replayed: w.replayed,
-    });
-  }
-  await raiseEachAlert(tx, raised);
-  // The tenant's webhooks, in this transaction: sent exactly for what commits (src/outbound/).
-  await enqueueMessages(tx, messages);
+    };
+  });
+  await raiseEachAlert(tx, overdrafts);
+  await enqueueMessages(tx, overdraftMessages);
   return results;
 }
 
