@@ -29,8 +29,10 @@ process.once('exit', () => {
 });
 
 export function runTally(name: string, args: string[], env: Record<string, string>, logPath: string): TallyProcess {
-  // node itself, not the shebang: the pid we measure is the Tally process.
-  const child = spawn(process.execPath, [TALLY_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // node itself, not the shebang: the pid we measure is the Tally process. BENCH_NODE_FLAGS
+  // adds node flags NODE_OPTIONS refuses (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+  const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag !== '');
+  const child = spawn(process.execPath, [...nodeFlags, TALLY_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid === undefined) throw new Error(`could not start tally ${args.join(' ')}`);
   const log = createWriteStream(logPath, { flags: 'a' });
   let tail = '';

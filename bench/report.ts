@@ -21,6 +21,8 @@ export interface BenchReport {
   options: Record<string, unknown>;
   /** the limit: pgbench TPC-B on this server in this run (bench/tpcb.ts) */
   tpcb: TpcbResult;
+  /** every TPC-B run (1 client, and as many as Tally's workers use); `tpcb` is the fastest */
+  tpcbRuns: TpcbResult[];
   /** minimal durable transactions (--minimal-limit), secondary context; empty without it */
   limit: LimitResult[];
   scenarios: ScenarioResult[];
@@ -104,7 +106,7 @@ export function formatReport(report: BenchReport): string {
     `PostgreSQL ${report.postgres.version}${report.postgres.embedded ? ' (embedded)' : ''}: ${Object.entries(report.postgres.settings).map(([k, v]) => `${k}=${v}`).join(', ')}`,
   );
   lines.push(
-    `run: ${o['jobs']} jobs × 3 deliveries (original, duplicate, re-emission); load generator ${o['concurrency']} in flight${o['rate'] ? ` at ${o['rate']}/s` : ''}; tally serve --workers 0 + ${o['workers']} × tally worker --concurrency ${o['workerConcurrency']}; LOG_LEVEL=${o['logLevel']}${o['separate'] ? '; --separate: the workers start once every delivery is accepted, so settlement rates count from the first event processed' : ''}`,
+    `run: ${o['jobs']} jobs × 3 deliveries (original, duplicate, re-emission); load generator ${o['concurrency']} in flight${o['rate'] ? ` at ${o['rate']}/s` : ''}; tally serve --workers 0 + ${o['workers']} × tally worker ${o['workerConcurrencyGiven'] ? `--concurrency ${o['workerConcurrency']}` : `(default concurrency: ${o['workerConcurrency']})`}; LOG_LEVEL=${o['logLevel']}${o['separate'] ? '; --separate: the workers start once every delivery is accepted, so settlement rates count from the first event processed' : ''}`,
   );
   lines.push('');
   const col = (f: (s: ScenarioResult) => string) => scenarios.map(f);
@@ -155,7 +157,7 @@ export function formatReport(report: BenchReport): string {
     `The limit: pgbench TPC-B — ${tpcb.tool === 'pgbench' ? tpcb.program : `${tpcb.program}; no pgbench found (PATH, /usr/lib/postgresql/*/bin, BENCH_PGBENCH)`}`,
   );
   lines.push(
-    `  ${tpcb.script} script, scale ${tpcb.scale}, ${tpcb.queryMode} query mode; ${tpcb.clients} client${tpcb.clients === 1 ? '' : 's'} (${tpcb.clients === Number(o['workers']) * Number(o['workerConcurrency']) ? "the connections Tally's workers use: workers × worker concurrency" : '--tpcb-clients'}), ${tpcb.threads} thread${tpcb.threads === 1 ? '' : 's'}, ~${num(tpcb.seconds)} s`,
+    `  ${tpcb.script} script, scale ${tpcb.scale}, ${tpcb.queryMode} query mode, ${tpcb.threads} thread(s), ~${num(tpcb.seconds)} s per run; the limit is the fastest run (${tpcb.clients} client${tpcb.clients === 1 ? '' : 's'})`,
   );
   const cpuCells = (c: BenchReport['tpcb']['cpuSeconds'], transactions: number) => [
     num(c.postgres === null ? null : (c.postgres * 1000) / transactions, 3),
@@ -164,7 +166,12 @@ export function formatReport(report: BenchReport): string {
   lines.push(
     table([
       ['', 'tx / s', 'latency p50 / p95 / p99, ms', 'PostgreSQL CPU ms / tx', 'CPU s: PostgreSQL / client / other / available'],
-      [`TPC-B (${tpcb.tool === 'pgbench' ? 'pgbench' : 'built-in'})${tpcb.failed ? `, ${tpcb.failed} failed` : ''}`, num(tpcb.perSecond), ms(tpcb.latencyMs), ...cpuCells(tpcb.cpuSeconds, tpcb.transactions)],
+      ...report.tpcbRuns.map((run) => [
+        `TPC-B (${run.tool === 'pgbench' ? 'pgbench' : 'built-in'}), ${run.clients} client${run.clients === 1 ? '' : 's'}${run.failed ? `, ${run.failed} failed` : ''}`,
+        num(run.perSecond),
+        ms(run.latencyMs),
+        ...cpuCells(run.cpuSeconds, run.transactions),
+      ]),
       ...limit.map((l) => [
         `minimal tx (BEGIN; UPDATE; INSERT; COMMIT), ${l.shape === 'distinct_rows' ? 'distinct rows' : 'one row'}`,
         num(l.perSecond),

@@ -26,6 +26,8 @@ export interface ScenarioConfig {
   rate: number;
   workers: number;
   workerConcurrency: number;
+  /** false: the worker gets no --concurrency and runs its default (workerConcurrency says what that is) */
+  passConcurrency: boolean;
   /** deliver everything first, then start the workers: intake and settlement measured apart */
   separate: boolean;
   seed: number;
@@ -121,7 +123,7 @@ export async function runScenario(config: ScenarioConfig): Promise<ScenarioResul
     let workers: TallyProcess[] = [];
     const startWorkers = async () => {
       workers = Array.from({ length: config.workers }, (_, i) =>
-        runTally(`worker-${i + 1}`, ['worker', '--concurrency', String(config.workerConcurrency)], env, join(config.workDir, `${config.name}-worker-${i + 1}.log`)),
+        runTally(`worker-${i + 1}`, ['worker', ...(config.passConcurrency ? ['--concurrency', String(config.workerConcurrency)] : [])], env, join(config.workDir, `${config.name}-worker-${i + 1}.log`)),
       );
       processes.push(...workers);
       await waitFor(
