@@ -287,7 +287,7 @@ export async function measureReconcileScale(config: ReconcileScaleConfig): Promi
       await pool.query('update accounts set debits_posted = debits_posted + 1 where id = $1', [wallet]);
       const run = await runReconcile(url, config.logLevel, '[reconcile, one drift]');
       // The wallet's projection_drift, and the currency's sum off by the same micro (currency_sum_nonzero).
-      const found = run.exitCode === 1 && /2 exception\(s\)/.test(run.stdout) && new RegExp(`projection_drift +\\{"account_id":"${wallet}"`).test(run.stdout) && run.stdout.includes('currency_sum_nonzero');
+      const found = run.exitCode === 1 && /2 exception\(s\)/.test(run.stdout) && run.stdout.split('\n').some((line) => line.includes('projection_drift') && line.includes(`"account_id":"${wallet}"`)) && run.stdout.includes('currency_sum_nonzero');
       inconsistency = { seconds: run.seconds, exitCode: run.exitCode, found, output: run.stdout.trim().split('\n').slice(0, 3).join('\n') };
       await pool.query('update accounts set debits_posted = debits_posted - 1 where id = $1', [wallet]);
       correct &&= found;
