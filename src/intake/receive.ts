@@ -55,13 +55,13 @@ async function receiveFor(pool: Pool, provider: ProviderRow, raw: Buffer, header
   const payloadHash = createHash('sha256').update(raw).digest();
 
   // A repeat is answered without touching the job row.
-  const earlier = await findEvent(pool, provider.name, event.eventKey);
-  if (earlier) {
-    Object.assign(known, { job_id: earlier.job_id, tenant_id: earlier.tenant_id });
-    return answerRepeat(pool, provider, event, earlier, payloadHash);
+  const found = await lookUpDelivery(pool, provider, event);
+  if (found.earlier) {
+    Object.assign(known, { job_id: found.earlier.job_id, tenant_id: found.earlier.tenant_id });
+    return answerRepeat(pool, provider, event, found.earlier, payloadHash);
   }
-
-  const job = await resolveJob(pool, provider, event);
+  const job = found.job;
+  if (!job) throw new WebhookRefused(404, 'unknown_job', 'no job of this provider matches data.job_id / data.provider_job_ref');
   Object.assign(known, { job_id: job.id, tenant_id: job.tenant_id });
   const mismatch = mismatchOf(job, event);
   if (mismatch) {
@@ -126,27 +126,28 @@ async function answerRepeat(
   );
 }
 
-async function resolveJob(db: Queryable, provider: ProviderRow, event: CanonicalEvent): Promise<JobRow> {
-  let job: JobRow | undefined;
-  if (event.jobId !== undefined) {
-    if (isUuid(event.jobId)) {
-      const result = await db.query<JobRow>({
-        name: 'intake_job_by_id',
-        text: 'select * from jobs where id = $1 and provider = $2',
-        values: [event.jobId, provider.name],
-      });
-      job = result.rows[0];
-    }
-  } else if (event.providerJobRef !== undefined) {
-    const result = await db.query<JobRow>({
-      name: 'intake_job_by_ref',
-      text: 'select * from jobs where provider = $1 and provider_job_ref = $2',
-      values: [provider.name, event.providerJobRef],
-    });
-    job = result.rows[0];
-  }
-  if (!job) throw new WebhookRefused(404, 'unknown_job', 'no job of this provider matches data.job_id / data.provider_job_ref');
-  return job;
+type LookupRow = JobRow & { earlier_payload_hash: Buffer | null; earlier_job_id: string | null; earlier_tenant_id: string | null };
+
+/**
+ * The event's earlier delivery, if its key was accepted before; otherwise the job it
+ * names (by id or by the provider's reference), if any. One round trip for both.
+ */
+async function lookUpDelivery(db: Queryable, provider: ProviderRow, event: CanonicalEvent): Promise<{ earlier?: StoredEventRow; job?: JobRow }> {
+  const byId = event.jobId !== undefined;
+  // A job id that is not a UUID names no job (and must not reach a uuid comparison).
+  const none = '$3::text is null and false';
+  const jobMatch = byId ? (isUuid(event.jobId!) ? 'j.id = $3::uuid' : none) : event.providerJobRef !== undefined ? 'j.provider_job_ref = $3' : none;
+  const result = await db.query<LookupRow>({
+    name: `intake_look_up_${byId ? (isUuid(event.jobId!) ? 'by_id' : 'none') : event.providerJobRef !== undefined ? 'by_ref' : 'none'}`,
+    text: `select e.payload_hash as earlier_payload_hash, e.job_id as earlier_job_id, e.tenant_id as earlier_tenant_id, j.*
+     from (select 1) as one
+     left join webhook_events e on e.provider = $1 and e.event_key = $2
+     left join jobs j on e.event_key is null and j.provider = $1 and ${jobMatch}`,
+    values: [provider.name, event.eventKey, (byId ? event.jobId : event.providerJobRef) ?? null],
+  });
+  const { earlier_payload_hash, earlier_job_id, earlier_tenant_id, ...job } = result.rows[0]!;
+  if (earlier_payload_hash !== null) return { earlier: { payload_hash: earlier_payload_hash, job_id: earlier_job_id!, tenant_id: earlier_tenant_id! } };
+  return job.id === null ? {} : { job: job as JobRow };
 }
 
 /** The first identity the event states that disagrees with the job, if any. */
