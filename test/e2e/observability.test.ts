@@ -218,8 +218,11 @@ describe('request ids', () => {
     expect(answer.headers.get('x-request-id')).toBe(given);
     await logLine('request completed', { request_id: given });
     const lines = logLines().filter((line) => line.request_id === given);
-    expect(lines.map((line) => line.msg)).toEqual(['incoming request', 'webhook refused', 'request completed']);
-    expect(logLines().filter((line) => JSON.stringify(line).includes(given))).toHaveLength(3);
+    expect(lines.map((line) => line.msg)).toEqual(['webhook refused', 'request completed']);
+    expect(logLines().filter((line) => JSON.stringify(line).includes(given))).toHaveLength(2);
+    // The request's one line says what was asked and how it ended.
+    expect(lines[1]).toMatchObject({ req: { method: 'POST', url: '/v1/webhooks/no-such-provider' }, res: { statusCode: 404 } });
+    expect(typeof lines[1]!.responseTime).toBe('number');
   });
 });
 
