@@ -58,6 +58,14 @@ const INSERT_COLUMNS = `id, settlement_key, entry_type, flags, pending_id, debit
  * which reads them with a fresh snapshot: a threshold committed while this statement
  * waited for the lock is seen.
  *
+ * The accounts on the other side of the entries (the tenant's revenue or funding account)
+ * are locked in this statement, after the wallet (DESIGN.md's lock order: `counterparts`
+ * joins `head`) and before the entries' foreign-key checks, which run at its end: those
+ * then find each row locked by this transaction and add no share lock of their own.
+ * Share locks of several transactions on one row are kept as a MultiXact, and on a hot
+ * tenant's revenue row their upkeep was PostgreSQL's largest single cost (bench/RESULTS.md).
+ * The caller moves those accounts' projections later in the transaction (transfers.ts).
+ *
  * Guarded (a reservation): nothing moves unless the wallet is the tenant's, in the
  * currency, with `available` covering the amount; and `over_limit` names each spend limit
  * of the tenant that the period's spend, with this reservation, now exceeds (read from
@@ -72,10 +80,12 @@ function statement(guarded: boolean): string {
     where id = $1${guarded ? ` and kind = 'wallet' and tenant_id = $23 and currency = $24 and credits_posted - debits_posted - debits_pending >= $25` : ''}
     returning entry_seq, running_balance, running_reserved, last_entry_at, credits_posted - debits_posted as balance,
               tenant_id, currency, threshold_count
+  ), counterparts as materialized (
+    select a.id from head, accounts a where a.id = any(${guarded ? '$26' : '$23'}::uuid[]) order by a.id for no key update of a
   ), moves as (
     select e.*, head.last_entry_at as at, head.entry_seq - $6 + e.n as wallet_seq,
            head.running_balance - e.balance_later as balance_after, head.running_reserved - e.reserved_later as reserved_after
-    from head cross join unnest($9::uuid[], $10::text[], $11::text[], $12::text[], $13::uuid[], $14::uuid[], $15::uuid[],
+    from head cross join (select count(*) from counterparts) as locked cross join unnest($9::uuid[], $10::text[], $11::text[], $12::text[], $13::uuid[], $14::uuid[], $15::uuid[],
                                 $16::bigint[], $17::text[], $18::uuid[], $19::uuid[], $20::text[], $21::bigint[], $22::bigint[])
          with ordinality as e(id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
                               amount, currency, tenant_id, job_id, reference, balance_later, reserved_later, n)
@@ -180,6 +190,8 @@ export async function postWalletEntries(tx: Queryable, walletId: string, transfe
     reservedLater.map(String),
   ];
   if (guard) values.push(guard.tenantId, guard.currency, guard.available.toString());
+  const counterparts = new Set(moving.flatMap((t) => [t.debitAccountId, t.creditAccountId]).filter((account) => account !== walletId));
+  values.push([...counterparts].sort());
   const result = await tx.query<EntryRow & { wallet_balance: bigint; threshold_crossings: Crossing[] | null; over_limit: OverLimit[] | null }>({
     name: guard ? 'post_wallet_entries_guarded' : 'post_wallet_entries',
     text: statement(guard !== undefined),

@@ -61,9 +61,16 @@ export const CLAIM_READY = claimStatement('e.run_after <= now()');
 /** One named event, in backoff or not: what an operator's re-drive takes. */
 const CLAIM_NAMED = claimStatement('e.provider = $3 and e.event_key = $4');
 
-/** Claims up to `limit` ready events (a worker's loop). */
+/**
+ * Claims up to `limit` ready events (a worker's loop). Not a named (prepared) statement,
+ * unlike the other hot-path queries: PostgreSQL then plans it with the actual limit every
+ * time. A prepared claim switched to a generic plan under load, which cannot know that
+ * `limit $1` is small: it read and sorted every ready event for each claim, 330–460 ms at
+ * a live backlog of 5,000–6,000 events, where the planned one takes about 1 ms
+ * (bench/RESULTS.md). Planning it costs a fraction of a millisecond, once per batch.
+ */
 export async function claimEvents(db: Queryable, limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
-  const result = await db.query<ClaimedEvent>({ name: 'claim_events', text: CLAIM_READY, values: [limit, leaseSeconds] });
+  const result = await db.query<ClaimedEvent>({ text: CLAIM_READY, values: [limit, leaseSeconds] });
   return result.rows;
 }
 
