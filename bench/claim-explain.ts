@@ -72,7 +72,7 @@ export interface ClaimExplainResult {
 
 /** What bench uses of dist/queue/claim.js. */
 interface ClaimModule {
-  CLAIM_READY: string;
+  claimReadyStatement(limit: number): string;
   claimEvents(db: pg.Pool, limit: number, leaseSeconds: number): Promise<{ provider: string; event_key: string; fencing_token: bigint }[]>;
 }
 
@@ -176,10 +176,10 @@ function median(values: number[]): number {
 async function explainClaim(pool: pg.Pool, sql: string, batch: number, generic: boolean): Promise<ClaimPlanFigures> {
   const client = await pool.connect();
   try {
-    await client.query(`prepare bench_claim(bigint, float8) as ${sql}`);
+    await client.query(`prepare bench_claim(float8) as ${sql}`);
     await client.query(`set plan_cache_mode = ${generic ? 'force_generic_plan' : 'force_custom_plan'}`);
     const explain = (format: 'json' | 'text') =>
-      client.query(`explain (analyze, buffers, format ${format}) execute bench_claim(${batch}, ${LEASE_SECONDS})`);
+      client.query(`explain (analyze, buffers, format ${format}) execute bench_claim(${LEASE_SECONDS})`);
     const runs: { executionMs: number; planningMs: number; top: ExplainNode }[] = [];
     for (let i = 0; i <= RUNS; i++) {
       await client.query('begin');
@@ -232,8 +232,8 @@ async function claimLoop(pool: pg.Pool, claim: ClaimModule, config: ClaimExplain
     batch: config.batch,
     claimed,
     claimMs: { mean: times.reduce((a, b) => a + b, 0) / times.length, p50: at(50), p99: at(99), max: sorted.at(-1)! },
-    afterCustom: await explainClaim(pool, claim.CLAIM_READY, config.batch, false),
-    afterGeneric: await explainClaim(pool, claim.CLAIM_READY, config.batch, true),
+    afterCustom: await explainClaim(pool, claim.claimReadyStatement(config.batch), config.batch, false),
+    afterGeneric: await explainClaim(pool, claim.claimReadyStatement(config.batch), config.batch, true),
   };
 }
 
@@ -251,8 +251,8 @@ export async function measureClaimExplain(config: ClaimExplainConfig): Promise<C
       const started = performance.now();
       const unsettled = await seed(pool, jobs);
       const seedSeconds = (performance.now() - started) / 1000;
-      const custom = await explainClaim(pool, claim.CLAIM_READY, config.batch, false);
-      const generic = await explainClaim(pool, claim.CLAIM_READY, config.batch, true);
+      const custom = await explainClaim(pool, claim.claimReadyStatement(config.batch), config.batch, false);
+      const generic = await explainClaim(pool, claim.claimReadyStatement(config.batch), config.batch, true);
       backlogs.push({ backlog: unsettled, events: jobs * 2, seedSeconds, custom, generic });
       note(`[claim] backlog ${unsettled.toLocaleString('en-US')}: custom ${custom.executionMs.toFixed(3)} ms, generic ${generic.executionMs.toFixed(3)} ms`);
       if (size === config.backlog) {

@@ -27,13 +27,13 @@ const CLAIMED_COLUMNS = 'w.provider, w.event_key, w.tenant_id, w.job_id, w.seq, 
  *
  * The `= any (array(…))` pair repeats the join (it changes no row): it lets the update
  * find its rows by the primary key whatever the planner guesses of `ready`. A prepared
- * statement (claim_events is one) may run a generic plan, where `limit $1` is guessed as
- * a tenth of the ready events; on the join alone that plan hashed `ready` against a
+ * statement (the claims are) may run a generic plan; one where the limit was a parameter,
+ * guessed as a tenth of the ready events, on the join alone hashed `ready` against a
  * sequential scan of the whole table, every event ever received (84 ms at a backlog of
  * 100,000, growing with the table; bench/claim-explain.ts). The arrays are an index
  * condition instead: the providers × event keys of the batch, about the batch's size.
  */
-function claimStatement(which: string): string {
+function claimStatement(which: string, limit: string, lease: string): string {
   return `with ready as (
        select e.provider, e.event_key
        from webhook_events e
@@ -44,11 +44,11 @@ function claimStatement(which: string): string {
            select 1 from webhook_events earlier
            where earlier.job_id = e.job_id and earlier.seq < e.seq and ${unsettledSql('earlier')})
        order by e.run_after, e.seq
-       limit $1
+       limit ${limit}
        for update of e skip locked
      )
      update webhook_events w
-     set state = 'processing', lease_until = now() + make_interval(secs => $2), fencing_token = nextval('fencing_tokens'),
+     set state = 'processing', lease_until = now() + make_interval(secs => ${lease}), fencing_token = nextval('fencing_tokens'),
          attempts = w.attempts + case when w.state = 'pending' then 1 else 0 end
      from ready
      where w.provider = ready.provider and w.event_key = ready.event_key
@@ -56,21 +56,24 @@ function claimStatement(which: string): string {
      returning ${CLAIMED_COLUMNS}`;
 }
 
-/** Events whose run_after has come: what workers take ($1 limit, $2 lease seconds; bench/claim-explain.ts EXPLAINs it). */
-export const CLAIM_READY = claimStatement('e.run_after <= now()');
-/** One named event, in backoff or not: what an operator's re-drive takes. */
-const CLAIM_NAMED = claimStatement('e.provider = $3 and e.event_key = $4');
-
 /**
- * Claims up to `limit` ready events (a worker's loop). Not a named (prepared) statement,
- * unlike the other hot-path queries: PostgreSQL then plans it with the actual limit every
- * time. A prepared claim switched to a generic plan under load, which cannot know that
- * `limit $1` is small: it read and sorted every ready event for each claim, 330–460 ms at
- * a live backlog of 5,000–6,000 events, where the planned one takes about 1 ms
- * (bench/RESULTS.md). Planning it costs a fraction of a millisecond, once per batch.
+ * Events whose run_after has come: what workers take, `limit` at most ($1: lease seconds;
+ * bench/claim-explain.ts EXPLAINs it). The limit is written into the statement, not
+ * passed: a prepared statement may run a generic plan, and one that cannot know the limit
+ * is small read and sorted every ready event for each claim — 330–460 ms at a live
+ * backlog of 5,000–6,000 events, against about 1 ms (bench/RESULTS.md). With the limit in
+ * the text the generic plan is the right one, and it is planned once per connection.
  */
+export function claimReadyStatement(limit: number): string {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`a claim takes at least one event; got ${limit}`);
+  return claimStatement('e.run_after <= now()', String(limit), '$1');
+}
+/** One named event, in backoff or not: what an operator's re-drive takes. */
+const CLAIM_NAMED = claimStatement('e.provider = $2 and e.event_key = $3', '1', '$1');
+
+/** Claims up to `limit` ready events (a worker's loop). */
 export async function claimEvents(db: Queryable, limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
-  const result = await db.query<ClaimedEvent>({ text: CLAIM_READY, values: [limit, leaseSeconds] });
+  const result = await db.query<ClaimedEvent>({ name: `claim_events_${limit}`, text: claimReadyStatement(limit), values: [leaseSeconds] });
   return result.rows;
 }
 
@@ -83,7 +86,7 @@ export async function claimEvent(db: Queryable, provider: string, eventKey: stri
   const result = await db.query<ClaimedEvent>({
     name: 'claim_named_event',
     text: CLAIM_NAMED,
-    values: [1, leaseSeconds, provider, eventKey],
+    values: [leaseSeconds, provider, eventKey],
   });
   return result.rows[0] ?? null;
 }
