@@ -271,7 +271,8 @@ async function main(): Promise<boolean> {
       note(formatReconcileScale(reconcileResult));
       ok &&= reconcileResult.correct;
     }
-    if (options.claimExplainBacklog > 0) note(formatClaimExplain(await claimExplain()));
+    const claimExplainResult = options.claimExplainBacklog > 0 ? await claimExplain() : undefined;
+    if (claimExplainResult) note(formatClaimExplain(claimExplainResult));
     const report: BenchReport = {
       date: new Date().toISOString(),
       command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
@@ -285,11 +286,15 @@ async function main(): Promise<boolean> {
       targets: TARGETS,
       ratios: ratiosOf(scenarios, tpcb, limit),
       ...(balanceAtResult ? { balanceAt: balanceAtResult } : {}),
+      ...(reconcileResult ? { reconcileScale: reconcileResult } : {}),
+      ...(claimExplainResult ? { claimExplain: claimExplainResult } : {}),
       ok,
     };
     const json = JSON.stringify(report, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
     if (options.out) await writeFile(options.out, `${json}\n`);
-    process.stdout.write(options.json ? `${json}\n` : `${formatReport(report)}\n`);
+    // The measurements at scale follow the scenarios' report, as each --…-only run prints them.
+    const atScale = [reconcileResult ? formatReconcileScale(reconcileResult) : null, claimExplainResult ? formatClaimExplain(claimExplainResult) : null].filter((text) => text !== null);
+    process.stdout.write(options.json ? `${json}\n` : `${[formatReport(report), ...atScale].join('\n\n')}\n`);
     if (!ok) note('the money is NOT exact: see "Verification" above');
     if (external && !options.keep) for (const name of ['tpcb', ...(limitUrl ? ['limit'] : []), ...options.scenarios, ...(balanceAtResult ? ['at'] : []), ...(reconcileResult ? ['rec'] : []), ...(options.claimExplainBacklog > 0 ? ['claim'] : [])]) await dropDatabase(adminUrl, `tally_bench_${name}`);
     return ok;

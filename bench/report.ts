@@ -1,3 +1,5 @@
+import type { ReconcileScaleResult } from './reconcile-scale.js';
+import type { ClaimExplainResult } from './claim-explain.js';
 import { formatBalanceAt, type BalanceAtResult } from './balance-at.js';
 import type { LimitResult } from './limit.js';
 import type { ScenarioName, ScenarioResult } from './scenario.js';
@@ -31,6 +33,10 @@ export interface BenchReport {
   ratios: Record<ScenarioName, Ratios>;
   /** GET /v1/wallets/{id}?at= at a wallet of a million entries (bench/balance-at.ts) */
   balanceAt?: BalanceAtResult;
+  /** a full tally reconcile at growing ledgers (bench/reconcile-scale.ts) */
+  reconcileScale?: ReconcileScaleResult;
+  /** the claim under EXPLAIN at growing backlogs (bench/claim-explain.ts) */
+  claimExplain?: ClaimExplainResult;
   ok: boolean;
 }
 
