@@ -74,7 +74,9 @@ const CLAIM_NAMED = claimStatement('e.provider = $2 and e.event_key = $3', '1', 
  * table as it is now. A prepared claim keeps the plan it got early, when webhook_events was
  * small, and under a growing live backlog that plan read and sorted every ready event:
  * 140–460 ms per claim at 2,700–6,000 open events, against 1–6 ms planned fresh
- * (bench/RESULTS.md). Planning costs about half a millisecond, once per batch.
+ * (bench/RESULTS.md). Planning costs about half a millisecond, once per batch. The index
+ * in the claim's order (migrations/0016) makes the early stop the cheap plan either way;
+ * test/integration/claim-plan.test.ts checks the shape of both plans.
  */
 export async function claimEvents(db: Queryable, limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
   const result = await db.query<ClaimedEvent>({ text: claimReadyStatement(limit), values: [leaseSeconds] });

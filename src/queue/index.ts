@@ -3,7 +3,7 @@
  * workers claim, and every later write is fenced by the claim's token; operators re-queue
  * or discard dead letters. Nothing outside this folder writes the table. Terms: types.ts.
  */
-export { DEFAULT_LEASE_SECONDS, claimEvent, claimEvents, extendLeases } from './claim.js';
+export { DEFAULT_LEASE_SECONDS, claimEvent, claimEvents, claimReadyStatement, extendLeases } from './claim.js';
 export { deliveryKey, persistDeliveries, type AttemptRecord, type NewEvent } from './enqueue.js';
 export { LeaseLost } from './errors.js';
 export {

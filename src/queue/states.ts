@@ -31,7 +31,7 @@ export function isAwaiting(state: EventState): boolean {
 
 /**
  * `alias.state in ('…', '…')` for SQL. Literals, not a parameter: the partial indexes
- * (webhook_events_ready_idx, _unsettled_by_job_idx) are used only when a query's
+ * (webhook_events_claim_order_idx, _unsettled_by_job_idx) are used only when a query's
  * predicate spells their list, and these constants are not input.
  */
 export function stateIn(alias: string | null, states: readonly EventState[]): string {
