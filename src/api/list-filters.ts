@@ -3,11 +3,11 @@ import type { FastifyRequest } from 'fastify';
 import { MODEL_NAME_MAX_LENGTH } from '../catalog/prices.js';
 import { tenantScope } from './auth.js';
 import { ApiError } from './errors.js';
-import { instantParam } from './pagination.js';
+import { canonicalInstant } from '../ledger/instant.js';
 
 /**
  * Query fields the list APIs share. Each is honoured or refused: a malformed value is a
- * 400 with the field as `param` (the schema, or instantParam, says what it must be), a
+ * 400 with the field as `param` (the schema, or instantQuery, says what it must be), a
  * field a list does not take is refused by closed-schemas.ts.
  */
 
@@ -40,6 +40,20 @@ export function listTenantOf(request: FastifyRequest, asked: string | undefined)
   return own;
 }
 
-export function createdRange(query: { created_gte?: string; created_lt?: string }): { createdGte: Date | null; createdLt: Date | null } {
-  return { createdGte: instantParam(query.created_gte, 'created_gte'), createdLt: instantParam(query.created_lt, 'created_lt') };
+/**
+ * An instant of the query string in its canonical text (microseconds kept), or a 400 naming
+ * the parameter. Text, not a Date: a Date keeps milliseconds, and rows are stamped to the
+ * microsecond, so `created_lt=…678760Z` would have excluded a row created at `…678759Z`.
+ */
+export function instantQuery(value: string, param: string): string {
+  const instant = canonicalInstant(value);
+  if (instant === null) throw new ApiError(400, 'invalid_request', `the query parameter ${param} must be an RFC 3339 instant, e.g. 2026-12-01T00:00:00Z`, param);
+  return instant;
+}
+
+export function createdRange(query: { created_gte?: string; created_lt?: string }): { createdGte: string | null; createdLt: string | null } {
+  return {
+    createdGte: query.created_gte === undefined ? null : instantQuery(query.created_gte, 'created_gte'),
+    createdLt: query.created_lt === undefined ? null : instantQuery(query.created_lt, 'created_lt'),
+  };
 }

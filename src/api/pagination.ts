@@ -43,13 +43,3 @@ export function pageRequest(query: { limit?: string; starting_after?: string; en
   if (!isValidId(id)) throw new ApiError(400, 'invalid_cursor', `${param} must be the id of an object of this list`, param);
   return { limit, cursor: { id, direction } };
 }
-
-/** A time range filter from `<name>_gte` / `<name>_lt` (RFC 3339 instants). */
-export function instantParam(value: string | undefined, param: string): Date | null {
-  if (value === undefined) return null;
-  const at = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) || Number.isNaN(at.getTime())) {
-    throw new ApiError(400, 'invalid_request', `the query parameter ${param} must be an RFC 3339 instant, e.g. 2026-12-01T00:00:00Z`, param);
-  }
-  return at;
-}

@@ -10,8 +10,8 @@ export interface JobListFilter {
   model: string | null;
   provider: string | null;
   walletId: string | null;
-  createdGte: Date | null;
-  createdLt: Date | null;
+  createdGte: string | null;
+  createdLt: string | null;
 }
 
 export type ListedJob = JobRow & { price_version: number };

@@ -16,11 +16,23 @@ export class NoPrice extends Error {
   }
 }
 
-/** Limits that name no dimension the pinned price bills: the job would reserve, and bill, nothing. */
+/**
+ * Limits that would reserve nothing: they name no dimension the pinned price bills, or the
+ * ones they name price to zero (0 units, or too few to reach one micro-unit). Such a job
+ * would pass the funds check with nothing held and then bill nothing, whatever its usage,
+ * since a capture never charges more than the hold.
+ */
 export class InvalidLimits extends Error {
   readonly code = 'invalid_limits';
-  constructor(readonly priced: string[]) {
-    super(`limits must name at least one dimension the price bills: ${priced.join(', ')}`);
+  constructor(
+    readonly priced: string[],
+    reason: 'unpriced' | 'zero' = 'unpriced',
+  ) {
+    super(
+      reason === 'unpriced'
+        ? `limits must name at least one dimension the price bills: ${priced.join(', ')}`
+        : `these limits reserve 0.000000, so the job could bill nothing whatever its usage; raise the limits of the billed dimensions (${priced.join(', ')}) until they price above zero`,
+    );
     this.name = 'InvalidLimits';
   }
 }
@@ -48,6 +60,7 @@ export async function submitJob(tx: Queryable, request: SubmitJobRequest): Promi
   const book = priceBookOf(price);
   if (!Object.keys(limits).some((dimension) => unitPriceOf(book, dimension) !== undefined)) throw new InvalidLimits(pricedDimensions(book));
   const reservation = quote(book, limits).amount;
+  if (reservation === 0n) throw new InvalidLimits(pricedDimensions(book), 'zero');
   if (reservation > MAX_AMOUNT_MICROS) throw new AmountOutOfRange('the reservation for these limits', formatAmount(reservation), formatAmount(MAX_AMOUNT_MICROS));
   const policy = parsePolicy(request.provider.policies);
   const id = newId();

@@ -8,8 +8,8 @@ export interface SettlementListFilter {
   tenantId: string | null;
   chargeType: ChargeType | null;
   jobId: string | null;
-  createdGte: Date | null;
-  createdLt: Date | null;
+  createdGte: string | null;
+  createdLt: string | null;
 }
 
 /**

@@ -9,7 +9,7 @@ import ipaddr from 'ipaddr.js';
  *
  * Public unicast addresses only, by default: loopback, private (RFC 1918, IPv6 unique
  * local), link-local, carrier-grade NAT, multicast, unspecified, broadcast, reserved and
- * documentation ranges, and IPv6 forms that embed IPv4 (mapped, 6to4, Teredo, NAT64) are
+ * documentation ranges, and IPv6 forms that embed IPv4 (mapped, compatible, 6to4, Teredo, NAT64) are
  * refused — ipaddr.js classifies the ranges. The operator may allow more with
  * TALLY_OUTBOUND_ALLOW and refuse more with TALLY_OUTBOUND_DENY (comma-separated host
  * names, `.example.com` for a domain and its subdomains, IP addresses or CIDRs); the deny
@@ -101,12 +101,25 @@ export function checkAddress(ip: string, hostname: string, policy: DestinationPo
   const shown = address.toString() === host ? host : `${host} (${address.toString()})`;
   if (policy.deny.some((rule) => matches(rule, host, address))) throw new DestinationRefused(`${shown} is refused by TALLY_OUTBOUND_DENY`);
   if (policy.allow.some((rule) => matches(rule, host, address))) return;
-  const range = address.range();
+  const range = rangeOf(address);
   if (range !== 'unicast') {
     throw new DestinationRefused(
       `${shown} is a ${range} address: only public addresses receive webhooks unless the operator lists it in TALLY_OUTBOUND_ALLOW`,
     );
   }
+}
+
+/**
+ * IPv4-compatible IPv6 addresses (::/96, RFC 4291 §2.5.5.1, deprecated): `[::127.0.0.1]`
+ * is written `::7f00:1`, which ipaddr.js classes as unicast, yet some stacks still route
+ * it to the embedded IPv4 address. No public host has one, so the whole block is refused.
+ */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+
+function rangeOf(address: Address): string {
+  const range = address.range();
+  if (range === 'unicast' && address.kind() === 'ipv6' && address.match(IPV4_COMPATIBLE)) return 'ipv4Compatible';
+  return range;
 }
 
 /** The URL's host as a name or a bare IP literal (brackets of IPv6 removed). */

@@ -125,6 +125,23 @@ describe('no job that reserves nothing by mistake', () => {
     expect((await submitJob(world, { input_tokens: 1000, images: 3 })).reserved).toBe('0.001000');
   });
 
+  it('refuses limits that price to zero (422 invalid_limits): such a job would hold nothing and bill nothing, whatever its usage', async () => {
+    const world = await createWorld(admin);
+    const before = await countRows(db.pool, TABLES);
+    for (const limits of [{ input_tokens: 0 }, { input_tokens: 0, output_tokens: 0 }, { input_tokens: 0, images: 3 }]) {
+      const answer = await world.tenant.post(
+        '/v1/jobs',
+        { wallet_id: world.walletId, model: world.model, provider: world.provider, limits },
+        { 'idempotency-key': randomUUID() },
+      );
+      expectError(answer, 422, 'invalid_limits');
+      expect(answer.body.error.message).toContain('reserve 0.000000');
+    }
+    expect(await countRows(db.pool, TABLES)).toEqual(before);
+    const wallet = await world.tenant.get(`/v1/wallets/${world.walletId}`);
+    expect(wallet.body.reserved).toBe('0.000000');
+  });
+
   it('answers a republished identical price with the current version (200), creating none', async () => {
     const model = `model-${randomUUID().slice(0, 8)}`;
     const put = (unitPrices: Record<string, string>) => admin.request('PUT', `/v1/prices/${model}`, { currency: 'USD', unit_prices: unitPrices });

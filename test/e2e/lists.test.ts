@@ -148,6 +148,12 @@ describe('GET /v1/jobs', () => {
     // RFC 3339 with an offset is the same instant.
     const offset = new Date(new Date(at5).getTime()).toISOString().replace('Z', '+00:00');
     expect(await jobs({ created_gte: offset })).toEqual([a9, a8, a7, a6, a5]);
+    // Microseconds count: one microsecond after a5's instant, a5 is before it, not at or after.
+    // (The view shows milliseconds; the row is stamped to the microsecond, read here exactly.)
+    const exact5 = await exactCreatedAt('jobs', a5);
+    expect(await jobs({ created_lt: plusMicrosecond(exact5) })).toEqual([a5, a4, a3, a2, a1]);
+    expect(await jobs({ created_gte: plusMicrosecond(exact5) })).toEqual([a9, a8, a7, a6]);
+    expect(await jobs({ created_gte: exact5, created_lt: plusMicrosecond(exact5) })).toEqual([a5]);
   });
 
   it('a tenant sees only its own; the admin sees all, filters by tenant_id, and reads any tenant\'s job', async () => {
@@ -212,6 +218,9 @@ describe('GET /v1/settlements', () => {
     expect((await list({ job_id: a1 }))[0]).toEqual([s1!.id]);
     expect((await list({ created_gte: s2!.created_at }))[0]).toEqual([s4!.id, s2!.id]);
     expect((await list({ created_lt: s2!.created_at }))[0]).toEqual([s1!.id]);
+    const exact2 = await exactCreatedAt('settlements', s2!.id);
+    expect((await list({ created_lt: plusMicrosecond(exact2) }))[0]).toEqual([s2!.id, s1!.id]);
+    expect((await list({ created_gte: plusMicrosecond(exact2) }))[0]).toEqual([s4!.id]);
 
     const sb = ids(await B.tenant.get('/v1/settlements'));
     expect(sb).toHaveLength(1);
@@ -458,3 +467,21 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/v1/tenants/{id}']?.get).toBeDefined();
   });
 });
+
+/** A row's created_at to the microsecond, as RFC 3339 UTC text (node-postgres' Date would keep milliseconds). */
+async function exactCreatedAt(table: 'jobs' | 'settlements', id: string): Promise<string> {
+  const result = await db.pool.query<{ at: string }>(
+    `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at from ${table} where id = $1`,
+    [id],
+  );
+  return result.rows[0]!.at;
+}
+
+/** The instant one microsecond after an RFC 3339 UTC instant with microseconds (…T10:00:00.123456Z), exactly. */
+function plusMicrosecond(at: string): string {
+  const match = /^(.*T\d{2}:\d{2}:\d{2})\.(\d{6})Z$/.exec(at);
+  if (!match) throw new Error(`expected an instant with microseconds, got ${at}`);
+  const micros = BigInt(Date.parse(`${match[1]}Z`)) * 1000n + BigInt(match[2]!) + 1n;
+  const seconds = new Date(Number(micros / 1_000_000n) * 1000).toISOString().slice(0, 19);
+  return `${seconds}.${(micros % 1_000_000n).toString().padStart(6, '0')}Z`;
+}

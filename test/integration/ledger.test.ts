@@ -5,7 +5,7 @@ import { walletBalances } from '../../src/ledger/accounts.js';
 import { listWalletEntries } from '../../src/ledger/wallet-history.js';
 import { CreditKeyConflict, InsufficientFunds, WalletNotFound } from '../../src/ledger/errors.js';
 import { settle } from '../../src/ledger/settle.js';
-import { submitJob as submitInTx } from '../../src/jobs/submit.js';
+import { InvalidLimits, submitJob as submitInTx } from '../../src/jobs/submit.js';
 import { freshDatabase } from '../support/database.js';
 import {
   RESERVATION,
@@ -204,7 +204,7 @@ describe('balances (CONTRACT: balance = posted credits − posted debits, reserv
     expect(corrected.settlement).toMatchObject({ charge_type: 'adjustment', version: 1, amount: 7_000n });
     expect(walletBalances(await walletRow(db.pool, world.wallet.id))).toEqual({ balance: 0n, reserved: 7_000n, available: -7_000n });
     // no new reservation passes while available is negative
-    await expect(submitWorldJob(db.pool, world, { input_tokens: 0 })).rejects.toBeInstanceOf(InsufficientFunds);
+    await expect(submitWorldJob(db.pool, world, { input_tokens: 1 })).rejects.toBeInstanceOf(InsufficientFunds);
     // the second job's capture still posts, taking the balance below zero
     const capture = await settle(db.pool, { jobId: second.id, event: { type: 'job.completed', usage: { input_tokens: 3500 } } });
     expect(capture.settlement?.amount).toBe(7_000n);
@@ -220,15 +220,27 @@ describe('balances (CONTRACT: balance = posted credits − posted debits, reserv
     expect(walletBalances(await walletRow(db.pool, world.wallet.id)).balance).toBe(1_000n);
   });
 
-  it('a zero-price job reserves nothing and settles without entries', async () => {
+  it('a job whose limits price to zero is refused (invalid_limits), and nothing is written', async () => {
     const world = await createWorld(db.pool, { funds: 1n });
-    // A dimension priced at zero (a job naming only unpriced dimensions is refused: invalid_limits).
     await publishPriceVersion(db.pool, world.model, 'USD', { ...UNIT_PRICES, cached_tokens: 0n });
-    const job = await submitWorldJob(db.pool, world, { cached_tokens: 10_000 });
-    expect(job.reserved).toBe(0n);
+    const jobsBefore = await countRows('select 1 from jobs where tenant_id = $1', [world.tenantId]);
+    // Priced at zero, or zero units of a priced dimension: either would hold nothing and bill nothing.
+    for (const limits of [{ cached_tokens: 10_000 }, { input_tokens: 0 }, { input_tokens: 0, cached_tokens: 5 }] as Record<string, number>[]) {
+      const refused = await submitWorldJob(db.pool, world, limits).catch((error: unknown) => error);
+      expect(refused, JSON.stringify(limits)).toBeInstanceOf(InvalidLimits);
+      expect((refused as InvalidLimits).message).toContain('reserve 0.000000');
+    }
+    expect(await countRows('select 1 from jobs where tenant_id = $1', [world.tenantId])).toBe(jobsBefore);
+    expect(walletBalances(await walletRow(db.pool, world.wallet.id))).toMatchObject({ balance: 1n, reserved: 0n });
+  });
+
+  it('usage that prices to zero captures nothing and releases the whole hold', async () => {
+    const world = await createWorld(db.pool, { funds: RESERVATION });
+    await publishPriceVersion(db.pool, world.model, 'USD', { ...UNIT_PRICES, cached_tokens: 0n });
+    const job = await submitWorldJob(db.pool, world);
     const result = await settle(db.pool, { jobId: job.id, event: { type: 'job.completed', usage: { cached_tokens: 5 } } });
-    expect(result.settlement).toMatchObject({ amount: 0n, remainder: 0n });
-    expect(await countRows('select 1 from ledger_entries where job_id = $1', [job.id])).toBe(0);
+    expect(result.settlement).toMatchObject({ amount: 0n, remainder: job.reserved });
+    expect(walletBalances(await walletRow(db.pool, world.wallet.id))).toMatchObject({ balance: RESERVATION, reserved: 0n });
   });
 });
 

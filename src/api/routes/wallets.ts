@@ -5,7 +5,6 @@ import { withSavepoint } from '../../db/transaction.js';
 import { isUuid } from '../../ids.js';
 import { findWallet, insertWallet, type AccountRow } from '../../ledger/accounts.js';
 import { CREDIT_ROUTE, creditWallet } from '../../ledger/credit.js';
-import { canonicalInstant } from '../../ledger/instant.js';
 import { StatementChainBroken, type Statement } from '../../ledger/statement.js';
 import { ENTRY_TYPES } from '../../ledger/transfers.js';
 import { MAX_STATEMENT_LINES, StatementTooLong, balancesAt, entrySequence, isFuture, listWalletEntries, readStatement } from '../../ledger/wallet-history.js';
@@ -16,7 +15,7 @@ import { requireAccess, requireTenant, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { creditKeyOf, runIdempotent } from '../idempotency.js';
-import { CreatedRangeFields, JobIdFilter, TenantIdFilter, listTenantOf } from '../list-filters.js';
+import { CreatedRangeFields, JobIdFilter, TenantIdFilter, instantQuery, listTenantOf } from '../list-filters.js';
 import { literals } from '../list-views.js';
 import { ListOf, ListQueryFields, pageOf, pageRequest } from '../pagination.js';
 import { STATEMENT_CSV_COLUMNS, statementCsv } from '../statement-csv.js';
@@ -105,13 +104,6 @@ const StatementView = Type.Object(
   },
   { description: 'opening + the lines = closing; the closing of [a, b) is the opening of [b, c)' },
 );
-
-/** An instant of the query string in its canonical text, or a 400 naming the parameter. */
-function instantQuery(value: string, param: string): string {
-  const instant = canonicalInstant(value);
-  if (instant === null) throw new ApiError(400, 'invalid_request', `the query parameter ${param} must be an RFC 3339 instant, e.g. 2026-12-01T00:00:00Z`, param);
-  return instant;
-}
 
 /** Past instants only: an answer about the future could still change. */
 async function refuseFuture(db: Queryable, instant: string, param: string): Promise<void> {
