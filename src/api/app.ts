@@ -116,7 +116,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   webhookEndpointRoutes(api, context);
   thresholdRoutes(api, context);
   spendLimitRoutes(api, context);
-  await consoleRoutes(app);
+  await consoleRoutes(app, options.pool);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

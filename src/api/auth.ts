@@ -1,10 +1,11 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { principalOfCredential } from '../catalog/credentials.js';
 import type { Queryable } from '../db/pool.js';
+import { inProcessPrincipal, type Principal } from '../principal.js';
 import { ApiError } from './errors.js';
 
-/** Who made a request. Idempotency keys and every tenant query are scoped by it. */
-export type Principal = { kind: 'admin' } | { kind: 'tenant'; tenantId: string };
+export type { Principal } from '../principal.js';
+export { hashApiKey, newApiKey } from '../catalog/credentials.js';
 
 export type Access = 'admin' | 'tenant' | 'tenant_or_admin';
 
@@ -18,23 +19,6 @@ export function principalKey(principal: Principal): string {
   return principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}`;
 }
 
-const API_KEY_PREFIX = 'tk_';
-
-export function newApiKey(): string {
-  return `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
-}
-
-/** API keys are random 256-bit values, so one SHA-256 (no salt, no KDF) is enough to store them. */
-export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key).digest();
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
-
 function bearer(request: FastifyRequest): string | null {
   const header = request.headers.authorization;
   if (!header) return null;
@@ -42,33 +26,16 @@ function bearer(request: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
-/**
- * A live key's tenant, read from the database on every request (no cache: the request
- * after a revoke commits is refused). The same statement keeps the key's last_used_at,
- * to the minute: it writes only when the stored value is older than a minute, so a busy
- * key costs one row update a minute, not one per request, and nothing runs after the
- * answer that could fail unseen. Concurrent first uses of a minute queue briefly on the
- * row and the later ones, re-reading it, write nothing.
- */
-const LOOK_UP_API_KEY = `
-  with live as (
-    select id, tenant_id from api_keys where key_hash = $1 and revoked_at is null
-  ), touched as (
-    update api_keys k set last_used_at = now()
-    from live
-    where k.id = live.id and (k.last_used_at is null or k.last_used_at < now() - interval '1 minute')
-  )
-  select tenant_id from live`;
-
 async function identify(request: FastifyRequest, db: Queryable): Promise<Principal | null> {
+  // The console's in-process calls (src/principal.ts) name their principal by a
+  // ticket; a request that sends the header and is not one of those is refused here.
+  const ticketed = inProcessPrincipal(request);
+  if (ticketed !== undefined) return ticketed;
   const token = bearer(request);
   if (!token) return null;
-  const adminToken = process.env.TALLY_ADMIN_TOKEN;
-  if (adminToken && sameSecret(token, adminToken)) return { kind: 'admin' };
-  if (!token.startsWith(API_KEY_PREFIX)) return null;
-  const result = await db.query<{ tenant_id: string }>(LOOK_UP_API_KEY, [hashApiKey(token)]);
-  const tenantId = result.rows[0]?.tenant_id;
-  return tenantId ? { kind: 'tenant', tenantId } : null;
+  const principal = await principalOfCredential(db, token, process.env.TALLY_ADMIN_TOKEN);
+  if (!principal) return null;
+  return principal.kind === 'admin' ? principal : { kind: 'tenant', tenantId: principal.tenantId };
 }
 
 /**

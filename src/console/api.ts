@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { asPrincipal, type Principal } from '../principal.js';
 
 export interface ApiAnswer<T = any> {
   status: number;
@@ -9,12 +10,14 @@ export interface ApiAnswer<T = any> {
 
 /**
  * The console reads and acts through the public JSON API, in process (app.inject: no
- * socket, same auth, same scoping, same validation), with the signed-in credential.
+ * socket, same auth, same scoping, same validation), as the session's principal. It holds
+ * no credential: each call carries a one-call ticket for the principal
+ * (src/principal.ts explains why that, and why nothing outside can use it).
  */
 export class ConsoleApi {
   constructor(
     private readonly app: FastifyInstance,
-    private readonly credential: string,
+    private readonly principal: Principal,
   ) {}
 
   async call<T = any>(
@@ -23,16 +26,18 @@ export class ConsoleApi {
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<ApiAnswer<T>> {
-    const answer = await this.app.inject({
-      method,
-      url,
-      headers: {
-        authorization: `Bearer ${this.credential}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
+    const answer = await asPrincipal(this.principal, (ticket) =>
+      this.app.inject({
+        method,
+        url,
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+          ...ticket,
+        },
+        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      }),
+    );
     const contentType = String(answer.headers['content-type'] ?? '');
     let parsed: unknown = null;
     if (contentType.includes('json')) parsed = answer.json();
@@ -54,15 +59,5 @@ export class ConsoleApiError extends Error {
   }
 }
 
-export type Role = { kind: 'admin' } | { kind: 'tenant'; tenantId: string | null };
-
-/** Who a credential is: the admin (may list tenants), a tenant, or nobody (null). */
-export async function roleOf(api: ConsoleApi): Promise<Role | null> {
-  const tenants = await api.call('GET', '/v1/tenants?limit=1');
-  if (tenants.status === 200) return { kind: 'admin' };
-  if (tenants.status !== 403) return null;
-  const wallets = await api.call<{ data: { tenant_id: string }[] }>('GET', '/v1/wallets?limit=1');
-  return wallets.status === 200
-    ? { kind: 'tenant', tenantId: wallets.body.data[0]?.tenant_id ?? null }
-    : { kind: 'tenant', tenantId: null };
-}
+/** Who is signed in: the admin (everything) or a tenant (its own wallets and jobs). */
+export type Role = { kind: 'admin' } | { kind: 'tenant'; tenantId: string };

@@ -24,6 +24,31 @@ function navItems(role: Role): [href: string, label: string][] {
   ];
 }
 
+/** What every console page's head links: the icon (a page without one logs a 404 for /favicon.ico) and the stylesheet. */
+export function head(): Html {
+  return html`<link rel="icon" href="/console/assets/favicon.svg" type="image/svg+xml" />
+    <link rel="stylesheet" href="/console/assets/console.css" />`;
+}
+
+/** The headers of every console page. No inline script runs; pages pass data to charts.js in JSON blocks. */
+export const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'cache-control': 'no-store',
+};
+
+export function errorPage(context: PageContext | null, status: number, message: string): Html {
+  const title = status === 404 ? 'Not found' : status === 403 ? 'Refused' : status === 429 ? 'Too many attempts' : 'Something went wrong';
+  return page(
+    title,
+    context,
+    html`<div class="error">${message}</div>
+      <p><a href="${context ? '/console' : '/console/sign-in'}">${context ? 'Back to the overview' : 'Back to sign-in'}</a></p>`,
+  );
+}
+
 export function page(title: string, context: PageContext | null, body: Html, options: { scripts?: string[] } = {}): Html {
   const nav = context
     ? html`<nav>
@@ -39,7 +64,7 @@ export function page(title: string, context: PageContext | null, body: Html, opt
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Tally</title>
-        <link rel="stylesheet" href="/console/assets/console.css" />
+        ${head()}
         ${(options.scripts ?? []).length > 0 ? html`<link rel="stylesheet" href="/console/assets/uPlot.min.css" />` : ''}
       </head>
       <body>

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { ConsoleApi, ConsoleApiError, roleOf } from './api.js';
-import { html, type Html } from './html.js';
-import { page, type PageContext } from './layout.js';
-import { credentialOf, endSession, sameOrigin, startSession } from './session.js';
+import type { Queryable } from '../db/pool.js';
+import { ConsoleApi, ConsoleApiError } from './api.js';
+import { errorPage, SECURITY_HEADERS, type PageContext } from './layout.js';
+import { clearSessionCookie, sameOrigin } from './session.js';
+import { crossSiteRefusal, htmlAnswer, sessionPrincipal, signInRoutes, SignInLimited } from './sign-in.js';
 import type { PageHandler } from './page-handler.js';
 import { overviewPage } from './pages/overview.js';
 import { tenantPage, tenantsPage } from './pages/tenants.js';
@@ -21,37 +23,28 @@ function assets(): Map<string, { body: Buffer; type: string }> {
   return new Map([
     ['console.css', { body: own('console.css'), type: 'text/css; charset=utf-8' }],
     ['charts.js', { body: own('charts.js'), type: 'text/javascript; charset=utf-8' }],
+    ['favicon.svg', { body: own('favicon.svg'), type: 'image/svg+xml' }],
     ['uPlot.min.js', { body: readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js')), type: 'text/javascript; charset=utf-8' }],
     ['uPlot.min.css', { body: readFileSync(require.resolve('uplot/dist/uPlot.min.css')), type: 'text/css; charset=utf-8' }],
   ]);
 }
 
-/** No inline script runs; pages pass data to charts.js in JSON blocks. */
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action 'self'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-  'cache-control': 'no-store',
-};
-
-function errorPage(context: PageContext | null, status: number, message: string): Html {
-  return page(
-    status === 404 ? 'Not found' : 'Something went wrong',
-    context,
-    html`<div class="error">${message}</div>
-      <p><a href="/console">Back to the overview</a></p>`,
-  );
-}
-
 /**
  * The operator console: server-rendered pages under /console, signed in with the admin
- * token (everything) or a tenant's API key (its own wallets and jobs). Every read and every
- * action goes through the JSON API in process, with that credential.
+ * token (everything) or a tenant's API key (its own wallets and jobs) for a session
+ * (session.ts). Every read and every action goes through the JSON API in process, as the
+ * session's principal (api.ts); every POST must come from a console page (sameOrigin).
  */
-export async function consoleRoutes(app: FastifyInstance): Promise<void> {
+export async function consoleRoutes(app: FastifyInstance, db: Queryable): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(formbody);
+    // Only routes that ask for it (the sign-in) are limited.
+    await scope.register(rateLimit, { global: false });
+    // A page for the sign-in limit; every other error goes on to the API's handler.
+    scope.setErrorHandler(async (error, _request, reply) => {
+      if (!(error instanceof SignInLimited)) throw error;
+      return htmlAnswer(reply, 429, errorPage(null, 429, `${error.message}.`));
+    });
     const files = assets();
 
     scope.get('/console/assets/:name', { schema: { hide: true } }, async (request, reply) => {
@@ -59,25 +52,13 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
       if (!file) return reply.code(404).type('text/plain').send('not found');
       return reply.type(file.type).header('cache-control', 'public, max-age=3600').send(file.body);
     });
-
-    scope.get('/console/sign-in', { schema: { hide: true } }, async (request, reply) => {
-      const failed = (request.query as { failed?: string }).failed !== undefined;
-      return reply.headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(signInPage(failed).text);
+    // Browsers ask for /favicon.ico where a page declares no icon (and some do regardless).
+    scope.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => {
+      const icon = files.get('favicon.svg')!;
+      return reply.type(icon.type).header('cache-control', 'public, max-age=86400').send(icon.body);
     });
 
-    scope.post('/console/sign-in', { schema: { hide: true } }, async (request, reply) => {
-      const credential = String((request.body as { token?: string } | null)?.token ?? '').trim();
-      if (!sameOrigin(request) || !credential) return reply.redirect('/console/sign-in?failed', 303);
-      const role = await roleOf(new ConsoleApi(app, credential));
-      if (!role) return reply.redirect('/console/sign-in?failed', 303);
-      startSession(request, reply, credential);
-      return reply.redirect('/console', 303);
-    });
-
-    scope.post('/console/sign-out', { schema: { hide: true } }, async (request, reply) => {
-      endSession(request, reply);
-      return reply.redirect('/console/sign-in', 303);
-    });
+    signInRoutes(scope, db);
 
     const route = (method: 'GET' | 'POST', path: string, handler: PageHandler) =>
       scope.route({
@@ -86,19 +67,16 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
         schema: { hide: true },
         handler: async (request, reply) => {
           reply.headers(SECURITY_HEADERS);
-          const credential = credentialOf(request);
-          const api = credential ? new ConsoleApi(app, credential) : null;
-          const role = api ? await roleOf(api) : null;
-          if (!api || !role) {
-            endSession(request, reply);
+          // Before the session is looked up: a forged POST costs no database work.
+          if (method === 'POST' && !sameOrigin(request)) return crossSiteRefusal(reply, null);
+          const principal = await sessionPrincipal(request, db);
+          if (!principal) {
+            clearSessionCookie(request, reply);
             return reply.redirect('/console/sign-in', 303);
           }
+          const api = new ConsoleApi(app, principal);
+          const role = principal;
           const context: PageContext = { role, path: request.url.split('?')[0]! };
-          if (method === 'POST' && !sameOrigin(request))
-            return reply
-              .code(403)
-              .type('text/html; charset=utf-8')
-              .send(errorPage(context, 403, 'this form was sent from another site').text);
           try {
             const body = await handler({ api, role, request, reply, context });
             if (body === undefined || reply.sent) return reply;
@@ -143,25 +121,3 @@ function adminOnly(handler: PageHandler): PageHandler {
   };
 }
 
-function signInPage(failed: boolean): Html {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>Sign in · Tally</title>
-        <link rel="stylesheet" href="/console/assets/console.css" />
-      </head>
-      <body>
-        <nav><span class="brand">Tally</span></nav>
-        <form class="sign-in" method="post" action="/console/sign-in">
-          <h1>Sign in to the console</h1>
-          ${failed ? html`<div class="error">That token was not accepted. Use the admin token (printed by <code>tally serve</code>, kept in <code>.tally/admin-token</code>) or a tenant's API key.</div>` : ''}
-          <label for="token">Admin token or tenant API key</label>
-          <input id="token" name="token" type="password" autocomplete="current-password" required autofocus />
-          <p><button class="primary" type="submit">Sign in</button></p>
-          <p class="muted">The operator sees everything; a tenant signing in with its API key sees only its own wallets and jobs.</p>
-        </form>
-      </body>
-    </html>`;
-}
