@@ -8,7 +8,7 @@
  */
 
 /** The pure core: decisions and arithmetic, no I/O, testable without a database. */
-const PURE = '^src/(money|pricing|lifecycle)/';
+const PURE = '^src/(money|pricing|lifecycle|funds/posting)/';
 /** Node's modules that reach files, sockets, processes or threads. */
 const NODE_IO = '^(node:)?(fs|net|child_process|http|https|http2|dgram|dns|tls|cluster|worker_threads|readline|inspector)(/|$)';
 /**
@@ -17,7 +17,7 @@ const NODE_IO = '^(node:)?(fs|net|child_process|http|https|http2|dgram|dns|tls|c
  */
 const COMPOSERS = '^src/(cli|demo)/';
 /** What the domain is made of, below the runners. */
-const DOMAIN = '^src/(money|pricing|lifecycle|ledger|db|dev-db|queue|webhooks|catalog|jobs)/';
+const DOMAIN = '^src/(money|pricing|lifecycle|funds|ledger|db|dev-db|queue|webhooks|catalog|jobs)/';
 /** The loops and entry points that drive the domain. */
 const RUNNERS = '^src/(worker|duties|reconcile|intake)/';
 
@@ -34,7 +34,7 @@ module.exports = {
     {
       name: 'pure-imports-only-pure',
       severity: 'error',
-      comment: 'money/, pricing/ and lifecycle/ import only each other: everything else in src/ does I/O or knows about it.',
+      comment: 'money/, pricing/, lifecycle/ and funds/posting/ import only each other: everything else in src/ does I/O or knows about it.',
       from: { path: PURE },
       to: { path: '^src/', pathNot: PURE },
     },

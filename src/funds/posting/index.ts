@@ -1,0 +1,4 @@
+/** The pure posting module: grants, shares, draws and every movement of a wallet's money (docs/ARCHITECTURE.md, funds/; the contract's "Credit grants"). */
+export { post, replay, type Replayed } from './posting.js';
+export { availableAt, canFund, drawDownOrder, fundableGrants, isExpiredAt, unheld, walletTotals } from './order.js';
+export * from './types.js';
