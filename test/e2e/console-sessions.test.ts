@@ -17,6 +17,9 @@ import { ADMIN_TOKEN } from '../support/server.js';
  */
 process.env.TALLY_ADMIN_TOKEN = ADMIN_TOKEN;
 const db = await freshDatabase();
+const serverSecret = randomBytes(32);
+/** An app on the test's database; the admin token is the one it is configured with. */
+const appWith = (adminToken: string) => buildApp({ pool: db.pool, logLevel: 'silent', serverSecret, checkResponses: true, settings: { adminToken } } as Parameters<typeof buildApp>[0]);
 let app: FastifyInstance;
 let tenant: { id: string; api_key: string };
 
@@ -26,7 +29,7 @@ const FROM_CONSOLE = { host: HOST, origin: `http://${HOST}`, 'sec-fetch-site': '
 let nextAddress = 1;
 
 beforeAll(async () => {
-  app = await buildApp({ pool: db.pool, logLevel: 'silent', serverSecret: randomBytes(32) });
+  app = await appWith(ADMIN_TOKEN);
   const made = await app.inject({ method: 'POST', url: '/v1/tenants', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'acme' } });
   expect(made.statusCode).toBe(201);
   tenant = made.json();
@@ -169,13 +172,18 @@ describe('console sessions', () => {
   it('end, for the admin, when TALLY_ADMIN_TOKEN changes', async () => {
     const { cookie } = await signIn(ADMIN_TOKEN);
     expect((await open(cookie, '/console/tenants')).statusCode).toBe(200);
+    // The server restarted with another admin token, same database and server secret.
     process.env.TALLY_ADMIN_TOKEN = 'a-new-admin-token';
+    const restarted = await appWith('a-new-admin-token');
     try {
-      expect((await open(cookie, '/console/tenants')).headers.location).toBe('/console/sign-in');
+      const answer = await restarted.inject({ method: 'GET', url: '/console/tenants', headers: { host: HOST, cookie } });
+      expect(answer.statusCode).toBe(303);
+      expect(answer.headers.location).toBe('/console/sign-in');
     } finally {
       process.env.TALLY_ADMIN_TOKEN = ADMIN_TOKEN;
+      await restarted.close();
     }
-    // Changing it back does not revive the session: it was deleted when found dead.
+    // Going back to the old token does not revive the session: it was deleted when found dead.
     expect((await open(cookie, '/console/tenants')).headers.location).toBe('/console/sign-in');
   });
 });
