@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import type { Pool } from '../db/pool.js';
 import { ErrorResponse } from './schemas.js';
 import { loadServerSecret } from './server-secret.js';
+import { apiSettingsOf, type ApiSettings } from './api-settings.js';
 import { ApiError, clientError, frameworkError, installErrorHandler } from './errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json-depth.js';
 import { registerHealth } from './health.js';
@@ -36,16 +37,18 @@ export interface AppOptions {
   pool: Pool;
   metrics?: Metrics;
   logLevel?: string;
-  /** seals stored idempotent answers; loaded from TALLY_SECRET_KEY or the data folder when absent */
+  /** seals stored idempotent answers (the command loads it from TALLY_SECRET_KEY or the data folder); absent: ./.tally/secret-key */
   serverSecret?: Buffer;
-  /** check every answer against its route's response schema (tests); default TALLY_CHECK_RESPONSES=1 */
+  /** check every answer against its route's response schema (TALLY_CHECK_RESPONSES=1, the tests) */
   checkResponses?: boolean;
+  /** admin and metrics tokens, destination policy (from the configuration); none given: no admin, open metrics */
+  settings?: Partial<ApiSettings>;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
-      level: options.logLevel ?? process.env.LOG_LEVEL ?? 'info',
+      level: options.logLevel ?? 'info',
       // Credentials never reach the logs.
       // A provider's api_key is write-only: should any object holding one be logged, it is censored.
       redact: ['req.headers.authorization', 'req.headers["webhook-signature"]', 'req.headers["x-fal-webhook-signature"]', 'api_key', '*.api_key'],
@@ -73,7 +76,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
   app.decorateRequest('principal', null);
-  app.decorate('serverSecret', options.serverSecret ?? (await loadServerSecret()));
+  app.decorate('serverSecret', options.serverSecret ?? (await loadServerSecret({ secretKey: undefined, dataDir: '.tally' })));
+  app.decorate('apiSettings', apiSettingsOf(options.settings ?? {}));
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
@@ -88,7 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   logRequest(app);
   closeRequestSchemas(app);
   declareCommonErrors(app);
-  if (options.checkResponses ?? process.env.TALLY_CHECK_RESPONSES === '1') checkResponses(app);
+  if (options.checkResponses) checkResponses(app);
   // Before validation and before anything recursive sees the body (webhook bodies are
   // raw bytes here; their adapters check the same cap after verifying the signature).
   app.addHook('preValidation', async (request) => {

@@ -33,7 +33,7 @@ async function identify(request: FastifyRequest, db: Queryable): Promise<Princip
   if (ticketed !== undefined) return ticketed;
   const token = bearer(request);
   if (!token) return null;
-  const principal = await principalOfCredential(db, token, process.env.TALLY_ADMIN_TOKEN);
+  const principal = await principalOfCredential(db, token, request.server.apiSettings.adminToken ?? undefined);
   if (!principal) return null;
   return principal.kind === 'admin' ? principal : { kind: 'tenant', tenantId: principal.tenantId };
 }

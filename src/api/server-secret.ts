@@ -32,9 +32,9 @@ export function parseServerSecret(text: string): Buffer {
   throw new InvalidServerSecret('is not 32 bytes of hex or base64');
 }
 
-export async function loadServerSecret(env: NodeJS.ProcessEnv = process.env): Promise<Buffer> {
-  const configured = env.TALLY_SECRET_KEY;
+export async function loadServerSecret(settings: { secretKey: string | undefined; dataDir: string }): Promise<Buffer> {
+  const configured = settings.secretKey;
   if (configured !== undefined && configured !== '') return parseServerSecret(configured);
-  const kept = await keepFileOnce(resolve(env.TALLY_DATA_DIR ?? '.tally'), SECRET_FILE, () => `${randomBytes(SECRET_BYTES).toString('hex')}\n`);
+  const kept = await keepFileOnce(resolve(settings.dataDir), SECRET_FILE, () => `${randomBytes(SECRET_BYTES).toString('hex')}\n`);
   return parseServerSecret(kept.text);
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { readKeptAdminToken } from './admin-token.js';
+import { processConfig, type Config } from '../config/index.js';
 
 /**
  * The operator commands' one way to a running server: over its HTTP API, like any
@@ -57,21 +58,25 @@ export class NoAnswer extends Error {
   }
 }
 
-export function apiUrl(options: ApiOptions, env: NodeJS.ProcessEnv = process.env): string {
-  const url = options.url || env.TALLY_URL || `http://127.0.0.1:${env.PORT || 8080}`;
+export function apiUrl(options: ApiOptions, config: Pick<Config, 'url' | 'port'> = processConfig()): string {
+  const url = options.url || config.url || `http://127.0.0.1:${config.port}`;
   return url.replace(/\/+$/, '');
 }
 
 /** --token, else TALLY_API_KEY for tenant calls, else TALLY_ADMIN_TOKEN or the token `serve` keeps in the data folder. */
-export async function bearerToken(caller: Caller, options: ApiOptions, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function bearerToken(
+  caller: Caller,
+  options: ApiOptions,
+  config: Pick<Config, 'apiKey' | 'adminToken' | 'dataDir'> = processConfig(),
+): Promise<string> {
   if (options.token) return options.token;
   if (caller === 'tenant') {
-    if (env.TALLY_API_KEY) return env.TALLY_API_KEY;
+    if (config.apiKey) return config.apiKey;
     throw new NoAnswer("this is a tenant's call: give the tenant's api_key (from `tally tenants create`) with --token or TALLY_API_KEY");
   }
-  const admin = env.TALLY_ADMIN_TOKEN || (await readKeptAdminToken(resolve(env.TALLY_DATA_DIR ?? '.tally')));
+  const admin = config.adminToken || (await readKeptAdminToken(resolve(config.dataDir)));
   if (admin) return admin;
-  if (caller === 'either' && env.TALLY_API_KEY) return env.TALLY_API_KEY;
+  if (caller === 'either' && config.apiKey) return config.apiKey;
   throw new NoAnswer(
     'no admin token: give --token or TALLY_ADMIN_TOKEN (on the embedded database, `tally serve` keeps one in $TALLY_DATA_DIR/admin-token, which is read when TALLY_DATA_DIR is the same)',
   );

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import { processConfig } from '../config/index.js';
 import { openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { discardDeadEvent, discardNoteProblem } from '../queue/index.js';
@@ -16,7 +17,7 @@ export async function discardCommand(provider: string, eventKey: string, options
     process.exitCode = 1;
     return;
   }
-  const db = await openDatabase({ max: 2 });
+  const db = await openDatabase(processConfig(), { max: 2 });
   try {
     await migrate(db.pool);
     const result = await discardDeadEvent(db.pool, { provider, eventKey, by: `cli:${operatorName()}`, note: options.note! });

@@ -1,5 +1,6 @@
 import { EmbeddedStartError } from '../dev-db/server.js';
 import { ConnectionLost } from '../db/errors.js';
+import { debugStacks } from '../config/index.js';
 
 /** Operators get a sentence that says what to do, not a stack trace. */
 export function reportFatal(error: unknown): never {
@@ -9,7 +10,7 @@ export function reportFatal(error: unknown): never {
     console.error(`tally: cannot reach the database (${(error as Error).message}). Check DATABASE_URL, or unset it to use the embedded server.`);
   } else {
     console.error(`tally: ${error instanceof Error ? error.message : String(error)}`);
-    if (process.env.LOG_LEVEL === 'debug' && error instanceof Error) console.error(error.stack);
+    if (debugStacks() && error instanceof Error) console.error(error.stack);
   }
   process.exit(1);
 }

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { processConfig } from '../config/index.js';
 import { openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { withTransaction } from '../db/transaction.js';
@@ -9,7 +10,7 @@ export async function importUsageCommand(file: string): Promise<void> {
     throw new Error(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
   });
   const { importId, records } = parseUsageFile(content);
-  const db = await openDatabase({ max: 2 });
+  const db = await openDatabase(processConfig(), { max: 2 });
   try {
     await migrate(db.pool);
     const result = await withTransaction(db.pool, (tx) => importProviderUsage(tx, importId, records));

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { DISCARD_NOTE_MAX_LENGTH } from '../queue/index.js';
 import { DEFAULT_SETTLE_CONCURRENCY } from './defaults.js';
+import { processConfig } from '../config/index.js';
 import { reportFatal } from './fatal.js';
 import { registerApiKeyCommands } from './api-key-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
@@ -24,7 +25,12 @@ function lazy<A extends unknown[]>(load: () => Promise<(...args: A) => Promise<v
 const program = new Command()
   .name('tally')
   .description('Exactly-once billing for wallet-funded asynchronous AI inference jobs')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Every command starts by reading the configuration (src/config/): an invalid setting
+  // stops it before it does anything, with a sentence naming the setting.
+  .hook('preAction', () => {
+    processConfig();
+  });
 
 program
   .command('serve')
@@ -75,6 +81,13 @@ program
   .option('--serve', 'keep the server running after the report, to look at the data in the console (Ctrl-C stops it)')
   .option('--port <n>', 'with --serve: the port (default $PORT or 8080)', positiveInteger)
   .action(lazy(async () => (await import('./demo.js')).demoCommand));
+
+program
+  .command('config')
+  .description('the effective configuration: every setting, its value and where it came from (env or default), secrets masked')
+  .option('--json', 'print it as JSON')
+  .option('--markdown', "print the settings' table (README's Configuration section)")
+  .action(lazy(async () => (await import('./config.js')).configCommand));
 
 // Over the HTTP API of a running server (--url, --token): the operator's common actions.
 registerOperatorCommands(program);

@@ -1,4 +1,5 @@
 import { openDatabase } from '../db/connect.js';
+import { debugStacks, processConfig } from '../config/index.js';
 import { migrate } from '../db/migrate.js';
 import { reconcile, type ReconciliationRun } from '../reconcile/run.js';
 import { reconcileProgress } from './reconcile-progress.js';
@@ -17,7 +18,7 @@ const RECONCILE_CONCURRENCY = 2;
 export async function reconcileCommand(options: { json?: boolean; repair?: boolean }): Promise<void> {
   let run: ReconciliationRun;
   try {
-    const db = await openDatabase({ max: 4 });
+    const db = await openDatabase(processConfig(), { max: 4 });
     try {
       await migrate(db.pool);
       const progress = reconcileProgress();
@@ -34,7 +35,7 @@ export async function reconcileCommand(options: { json?: boolean; repair?: boole
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     console.error(`tally reconcile: the run failed, nothing was checked: ${message}`);
-    if (process.env.LOG_LEVEL === 'debug' && error instanceof Error) console.error(error.stack);
+    if (debugStacks() && error instanceof Error) console.error(error.stack);
     process.exitCode = RECONCILE_FAILED_EXIT_CODE;
     return;
   }

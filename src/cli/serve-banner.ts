@@ -1,11 +1,6 @@
 import { isIPv6 } from 'node:net';
 import { DEFAULT_URL } from './api-client.js';
 
-/** Where `serve` listens when HOST is unset: the laptop only, unless the database is your own. */
-export function defaultHost(embedded: boolean): string {
-  return embedded ? '127.0.0.1' : '0.0.0.0';
-}
-
 /** A URL a browser or `curl` on this machine can open, for the address the server is bound to. */
 export function localUrl(host: string, port: number): string {
   const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;

@@ -6,7 +6,10 @@ import { startWorker, workerPoolOptions } from './worker-runtime.js';
 import { startDeliveries } from './outbound-runtime.js';
 import type { Worker } from '../worker/worker.js';
 import { keptAdminToken } from './admin-token.js';
-import { defaultHost, readyLines } from './serve-banner.js';
+import { readyLines } from './serve-banner.js';
+import { processConfig } from '../config/index.js';
+import { loadServerSecret } from '../api/server-secret.js';
+import { destinationPolicy } from '../outbound/destinations.js';
 
 export interface ServeOptions {
   port?: number;
@@ -14,19 +17,32 @@ export interface ServeOptions {
 }
 
 export async function serveCommand(options: ServeOptions): Promise<void> {
-  const db = await openDatabase({ ...workerPoolOptions(20 + options.workers), applicationName: 'tally-serve' });
+  const config = processConfig();
+  const db = await openDatabase(config, { ...workerPoolOptions(20 + options.workers, config.leaseSeconds), applicationName: 'tally-serve' });
   await migrate(db.pool);
   const metrics = createMetrics(db.pool);
-  const app = await buildApp({ pool: db.pool, metrics });
-  const port = options.port ?? Number(process.env.PORT ?? 8080);
+  const port = options.port ?? config.port;
+  let adminToken = config.adminToken ?? null;
   let keptTokenLine: string | null = null;
-  if (!process.env.TALLY_ADMIN_TOKEN && db.embedded) {
-    const kept = await keptAdminToken(dataDir());
-    process.env.TALLY_ADMIN_TOKEN = kept.token;
+  if (!adminToken && db.embedded) {
+    const kept = await keptAdminToken(dataDir(config));
+    adminToken = kept.token;
     // Black-box tests read the token from this line: keep its `TALLY_ADMIN_TOKEN=<token>` form.
     keptTokenLine = `TALLY_ADMIN_TOKEN=${kept.token} (${kept.created ? 'made and ' : ''}kept in ${kept.path}, which ./bin/tally commands read; set TALLY_ADMIN_TOKEN to choose your own)`;
   }
-  if (!process.env.TALLY_ADMIN_TOKEN) app.log.warn('TALLY_ADMIN_TOKEN is not set: admin calls answer 401');
+  const app = await buildApp({
+    pool: db.pool,
+    metrics,
+    logLevel: config.logLevel,
+    checkResponses: config.checkResponses,
+    serverSecret: await loadServerSecret(config),
+    settings: {
+      adminToken,
+      metricsToken: config.metricsToken ?? null,
+      destinations: destinationPolicy({ TALLY_OUTBOUND_ALLOW: config.outboundAllow, TALLY_OUTBOUND_DENY: config.outboundDeny }),
+    },
+  });
+  if (!adminToken) app.log.warn('TALLY_ADMIN_TOKEN is not set: admin calls answer 401');
   let stopping = false;
   // app.close() waits for every connection to end. Fastify closes the idle ones, but a
   // request in flight would leave its keep-alive connection open for the client's
@@ -35,11 +51,11 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   app.addHook('onSend', async (_request, reply) => {
     if (stopping) reply.header('connection', 'close');
   });
-  const host = process.env.HOST || defaultHost(db.embedded !== null);
+  const host = config.host;
   await app.listen({ port, host });
-  const worker: Worker | null = options.workers > 0 ? await startWorker(db, options.workers, app.log, metrics) : null;
+  const worker: Worker | null = options.workers > 0 ? await startWorker(db, config, options.workers, app.log, metrics) : null;
   // Outbound webhooks go with the in-process worker: --workers 0 leaves them to `tally worker`.
-  const deliveries = options.workers > 0 ? startDeliveries(db, app.log) : null;
+  const deliveries = options.workers > 0 ? startDeliveries(db, config, app.log) : null;
   if (keptTokenLine) console.log(keptTokenLine);
   const address = app.server.address();
   for (const line of readyLines(host, typeof address === 'object' && address ? address.port : port)) console.log(line);

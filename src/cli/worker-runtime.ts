@@ -1,9 +1,8 @@
 import type { Database } from '../db/connect.js';
 import { backoff, type BackoffPolicy } from '../backoff.js';
 import type { Metrics } from '../api/metrics.js';
-import { integerSetting } from '../settings.js';
+import type { Config } from '../config/index.js';
 import { runDueDuties } from '../duties/duties.js';
-import { DEFAULT_LEASE_SECONDS } from '../queue/index.js';
 import { Worker, type WorkerOptions } from '../worker/worker.js';
 import { divertConnectionFailures, reasonOf, throttleConnectionFailures } from './connection-trouble.js';
 import { describeDatabaseUrl } from '../db/hosts.js';
@@ -15,15 +14,16 @@ type Log = WorkerOptions['log'];
  * Connection failures are logged as one line at most every 10 s (serve's worker shares
  * its pool with the API, so it keeps polling rather than pausing).
  */
-export async function startWorker(db: Database, concurrency: number, log: Log, metrics?: Metrics): Promise<Worker> {
-  return await startWorkerWithLog(db, concurrency, throttleConnectionFailures(log), metrics);
+export async function startWorker(db: Database, config: Config, concurrency: number, log: Log, metrics?: Metrics): Promise<Worker> {
+  return await startWorkerWithLog(db, config, concurrency, throttleConnectionFailures(log), metrics);
 }
 
-async function startWorkerWithLog(db: Database, concurrency: number, log: Log, metrics?: Metrics): Promise<Worker> {
+async function startWorkerWithLog(db: Database, config: Config, concurrency: number, log: Log, metrics?: Metrics): Promise<Worker> {
   const worker = new Worker(db.pool, {
     concurrency,
-    leaseSeconds: DEFAULT_LEASE_SECONDS,
-    pollIntervalMs: integerSetting('TALLY_POLL_INTERVAL_MS', 1000),
+    leaseSeconds: config.leaseSeconds,
+    pollIntervalMs: config.pollIntervalMs,
+    batchSize: config.settleBatchSize,
     dutyIntervalMs: 1000,
     duties: runDueDuties,
     databaseUrl: db.url,
@@ -64,6 +64,7 @@ export class FollowingWorker {
 
   constructor(
     private readonly db: Database,
+    private readonly config: Config,
     private readonly concurrency: number,
     private readonly log: Log,
   ) {}
@@ -89,6 +90,7 @@ export class FollowingWorker {
     // first one pauses the worker, the later ones (its other loops) are already covered.
     return await startWorkerWithLog(
       this.db,
+      this.config,
       this.concurrency,
       divertConnectionFailures(this.log, (error, during) => {
         if (this.lost) return this.lost({ error, during });
@@ -155,8 +157,8 @@ function where(url: string): string {
 }
 
 /** Pool settings for processes that settle: a stalled transaction must not outlive its lease. */
-export function workerPoolOptions(max: number) {
-  const leaseMs = DEFAULT_LEASE_SECONDS * 1000;
+export function workerPoolOptions(max: number, leaseSeconds: number) {
+  const leaseMs = leaseSeconds * 1000;
   return {
     max,
     statementTimeout: Math.min(30_000, Math.floor(leaseMs / 3)),

@@ -3,17 +3,19 @@ import { openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { FollowingWorker, workerPoolOptions } from './worker-runtime.js';
 import { startDeliveries } from './outbound-runtime.js';
+import { processConfig } from '../config/index.js';
 
 export async function workerCommand(options: { concurrency: number }): Promise<void> {
   // A provider's api_key is write-only: should any object holding one be logged, it is censored.
-  const log = pino({ level: process.env.LOG_LEVEL ?? 'info', name: 'tally-worker', redact: ['api_key', '*.api_key', '*.headers.authorization'] });
-  const db = await openDatabase({ ...workerPoolOptions(options.concurrency + 2), applicationName: 'tally-worker' });
+  const config = processConfig();
+  const log = pino({ level: config.logLevel, name: 'tally-worker', redact: ['api_key', '*.api_key', '*.headers.authorization'] });
+  const db = await openDatabase(config, { ...workerPoolOptions(options.concurrency + 2, config.leaseSeconds), applicationName: 'tally-worker' });
   await migrate(db.pool);
   // Follows the database: when it stops answering (an embedded serve restarted on a new
   // port, a restart of PostgreSQL), the worker pauses and resumes wherever it answers.
-  const worker = new FollowingWorker(db, options.concurrency, log);
+  const worker = new FollowingWorker(db, config, options.concurrency, log);
   await worker.start();
-  const deliveries = startDeliveries(db, log);
+  const deliveries = startDeliveries(db, config, log);
   log.info({ concurrency: options.concurrency }, 'worker started');
   let stopping = false;
   const stop = async () => {

@@ -35,7 +35,7 @@ export function hashSessionId(id: string): Buffer {
  * keyed by the server secret (which never enters the database), so a dump of the table
  * gives nothing to guess a weak admin token against. Null when no admin token is set.
  */
-export function adminFingerprint(serverSecret: Buffer, adminToken = process.env.TALLY_ADMIN_TOKEN): Buffer | null {
+export function adminFingerprint(serverSecret: Buffer, adminToken: string | null): Buffer | null {
   if (!adminToken) return null;
   return createHmac('sha256', serverSecret).update('tally console admin session\0').update(adminToken).digest();
 }

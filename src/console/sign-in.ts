@@ -50,7 +50,7 @@ export function crossSiteRefusal(reply: FastifyReply, context: PageContext | nul
 export async function sessionPrincipal(request: FastifyRequest, db: Queryable): Promise<Principal | null> {
   const id = sessionIdOf(request);
   if (!id) return null;
-  const found = await useSession(db, hashSessionId(id), adminFingerprint(request.server.serverSecret), SESSION_LIFETIME);
+  const found = await useSession(db, hashSessionId(id), adminFingerprint(request.server.serverSecret, request.server.apiSettings.adminToken), SESSION_LIFETIME);
   if (!found) return null;
   return found.kind === 'admin' ? found : { kind: 'tenant', tenantId: found.tenantId };
 }
@@ -76,14 +76,14 @@ export function signInRoutes(scope: FastifyInstance, db: Queryable): void {
     async (request, reply) => {
       if (!sameOrigin(request)) return crossSiteRefusal(reply, null);
       const credential = String((request.body as { token?: string } | null)?.token ?? '').trim();
-      const principal = credential ? await principalOfCredential(db, credential, process.env.TALLY_ADMIN_TOKEN) : null;
+      const principal = credential ? await principalOfCredential(db, credential, request.server.apiSettings.adminToken ?? undefined) : null;
       if (!principal) return reply.redirect('/console/sign-in?failed', 303);
       await deleteExpiredSessions(db);
       const id = newSessionId();
       await insertSession(db, {
         idHash: hashSessionId(id),
         principal,
-        adminFingerprint: principal.kind === 'admin' ? adminFingerprint(request.server.serverSecret) : null,
+        adminFingerprint: principal.kind === 'admin' ? adminFingerprint(request.server.serverSecret, request.server.apiSettings.adminToken) : null,
         lifetime: SESSION_LIFETIME,
       });
       setSessionCookie(request, reply, id, SESSION_LIFETIME);

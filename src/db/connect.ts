@@ -2,6 +2,10 @@ import { resolve } from 'node:path';
 import { createPool, type Pool, type PoolOptions } from './pool.js';
 import { answers, runningEmbeddedUrl, startEmbedded, type EmbeddedServer } from '../dev-db/server.js';
 import { newClient } from './host-selection.js';
+import type { Config } from '../config/index.js';
+
+/** What finding the database needs: DATABASE_URL, else the embedded server of TALLY_DATA_DIR. */
+export type DatabaseSettings = Pick<Config, 'databaseUrl' | 'dataDir'>;
 
 export interface Database {
   /** where the pool connects; changes when reconnect() follows the server elsewhere */
@@ -19,14 +23,14 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function dataDir(): string {
-  return resolve(process.env.TALLY_DATA_DIR ?? './.tally');
+export function dataDir(settings: Pick<Config, 'dataDir'>): string {
+  return resolve(settings.dataDir);
 }
 
 /** DATABASE_URL when set; otherwise the shared embedded server of TALLY_DATA_DIR. */
-export async function openDatabase(options: PoolOptions & { log?: (message: string) => void } = {}): Promise<Database> {
-  const configured = process.env.DATABASE_URL;
-  const folder = dataDir();
+export async function openDatabase(settings: DatabaseSettings, options: PoolOptions & { log?: (message: string) => void } = {}): Promise<Database> {
+  const configured = settings.databaseUrl;
+  const folder = dataDir(settings);
   const embedded = configured ? null : await startEmbedded({ dataDir: folder, log: options.log });
   const db: Database = {
     url: configured ?? embedded!.url,

@@ -48,8 +48,9 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
   let app: Awaited<ReturnType<typeof buildApp>> | null = null;
   try {
     await migrate(pool);
-    process.env.TALLY_ADMIN_TOKEN = randomBytes(24).toString('base64url');
-    app = await buildApp({ pool, logLevel: 'warn' });
+    // The demo's own admin token: its server and its data live only as long as it runs.
+    const adminToken = randomBytes(24).toString('base64url');
+    app = await buildApp({ pool, logLevel: 'warn', serverSecret: randomBytes(32), settings: { adminToken } });
     await app.listen({ port: options.serve?.port ?? 0, host: '127.0.0.1' });
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     for (let i = 0; i < 2; i++) {
@@ -57,7 +58,7 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
       await worker.start();
       workers.push(worker);
     }
-    const world = await setUp(baseUrl, options);
+    const world = await setUp(baseUrl, adminToken, options);
     let deliveriesBar: ReturnType<typeof progressBar> | undefined;
     const report = await simulate(world.jobs, {
       baseUrl,
@@ -76,7 +77,7 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     await waitForSettlement(pool, options.jobs);
     const run = await reconcile(pool);
     const exact = await printReport(pool, world, report, run);
-    if (options.serve) await serveUntilStopped(baseUrl);
+    if (options.serve) await serveUntilStopped(baseUrl, adminToken);
     return exact;
   } finally {
     for (const worker of workers) await worker.stop();
@@ -88,10 +89,10 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
 }
 
 /** `--serve`: the demo's server stays up with its data until Ctrl-C or SIGTERM. */
-async function serveUntilStopped(baseUrl: string): Promise<void> {
+async function serveUntilStopped(baseUrl: string, adminToken: string): Promise<void> {
   console.log('');
   console.log(`The demo's server keeps running with its data: open the console at ${baseUrl}/console`);
-  console.log(`and sign in with the admin token: ${process.env.TALLY_ADMIN_TOKEN}`);
+  console.log(`and sign in with the admin token: ${adminToken}`);
   console.log(`(the API is at ${baseUrl}/v1, its description at ${baseUrl}/openapi.json). Ctrl-C stops it and deletes the data.`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -107,8 +108,8 @@ interface DemoWorld {
   book: PriceBook;
 }
 
-async function setUp(baseUrl: string, options: DemoOptions): Promise<DemoWorld> {
-  const admin = { authorization: `Bearer ${process.env.TALLY_ADMIN_TOKEN}`, 'content-type': 'application/json' };
+async function setUp(baseUrl: string, adminToken: string, options: DemoOptions): Promise<DemoWorld> {
+  const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
   const call = async (method: string, path: string, body: unknown, headers: Record<string, string> = admin) => {
     const response = await fetch(`${baseUrl}${path}`, { method, headers, body: JSON.stringify(body) });
     const json = (await response.json()) as any;

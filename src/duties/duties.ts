@@ -6,7 +6,7 @@ import { CREDIT_ROUTE } from '../ledger/credit.js';
 import { DEFAULT_POLICY } from '../lifecycle/index.js';
 import { awaitingSql } from '../queue/index.js';
 import { reconcile } from '../reconcile/run.js';
-import { integerSetting } from '../settings.js';
+import { processConfig } from '../config/index.js';
 
 /**
  * A duty is periodic work that must run once per interval across all workers together,
@@ -21,7 +21,7 @@ export const DUTY_INTERVAL_SECONDS = {
   hold_expiry: 5,
   idempotency_cleanup: 3600,
   // TALLY_RECONCILE_INTERVAL_SECONDS=0 turns scheduled reconciliation off.
-  reconcile: integerSetting('TALLY_RECONCILE_INTERVAL_SECONDS', 300, 0),
+  reconcile: processConfig().reconcileIntervalSeconds,
 } as const;
 
 /** Most jobs one run of a duty takes on (releases; holds flagged); the next run takes the rest. */

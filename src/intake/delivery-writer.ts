@@ -1,7 +1,7 @@
 import { mapDatabaseError } from '../db/errors.js';
 import type { Pool } from '../db/pool.js';
 import { deliveryKey, persistDeliveries, wakerFor, type AttemptRecord, type NewEvent } from '../queue/index.js';
-import { integerSetting } from '../settings.js';
+import { processConfig } from '../config/index.js';
 import { GroupCommit } from './group-commit.js';
 
 /** What intake writes for one delivery: its accepted event, or an attempt alone. */
@@ -12,8 +12,8 @@ export type DeliveryWrite = { event: NewEvent } | { attempt: AttemptRecord };
  * forms, so the database's commit flush and Node's request handling overlap; measured
  * in bench/RESULTS.md.
  */
-const MAX_IN_FLIGHT = integerSetting('TALLY_INTAKE_GROUPS_IN_FLIGHT', 2);
-const MAX_GROUP = integerSetting('TALLY_INTAKE_MAX_GROUP', 128);
+const MAX_IN_FLIGHT = processConfig().intakeGroupsInFlight; // TALLY_INTAKE_GROUPS_IN_FLIGHT
+const MAX_GROUP = processConfig().intakeMaxGroup; // TALLY_INTAKE_MAX_GROUP
 
 /**
  * Intake's writes, group-committed (group-commit.ts): each delivery is answered only after

@@ -47,7 +47,7 @@ export class InvalidDestinationUrl extends Error {
 }
 
 /** The operator's policy from TALLY_OUTBOUND_ALLOW and TALLY_OUTBOUND_DENY; an entry that is no host, address or CIDR stops the process. */
-export function destinationPolicy(env: NodeJS.ProcessEnv = process.env): DestinationPolicy {
+export function destinationPolicy(env: { TALLY_OUTBOUND_ALLOW?: string | undefined; TALLY_OUTBOUND_DENY?: string | undefined }): DestinationPolicy {
   return {
     allow: parseRules('TALLY_OUTBOUND_ALLOW', env.TALLY_OUTBOUND_ALLOW),
     deny: parseRules('TALLY_OUTBOUND_DENY', env.TALLY_OUTBOUND_DENY),

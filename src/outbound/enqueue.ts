@@ -3,6 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../ids.js';
 import { MESSAGE_DATA_SCHEMAS, PING_EVENT_TYPE, type MessageData, type MessageType, type OutboundEventType } from './events.js';
+import { processConfig } from '../config/index.js';
 
 /**
  * The outbox's write side. A message is written in the caller's transaction — the one
@@ -87,7 +88,7 @@ export async function enqueuePing(tx: Queryable, tenantId: string, endpointId: s
  * what the ledger sends. Elsewhere nothing is checked: the types already say it.
  */
 function checkDataInTests(type: MessageType, data: unknown): void {
-  if (process.env.TALLY_CHECK_RESPONSES !== '1') return;
+  if (!processConfig().checkResponses) return;
   const schema = MESSAGE_DATA_SCHEMAS[type];
   const closed = closedCopy(schema) as TSchema;
   if (!Value.Check(closed, data)) {

@@ -1,9 +1,20 @@
-import { integerSetting } from '../settings.js';
+import type { Config } from '../config/index.js';
+
+type OutboundConfig = Pick<
+  Config,
+  | 'outboundTimeoutMs'
+  | 'outboundBackoffMs'
+  | 'outboundBackoffCapMs'
+  | 'outboundRetryHours'
+  | 'outboundDisableAfterHours'
+  | 'outboundConcurrency'
+  | 'outboundLeaseSeconds'
+  | 'pollIntervalMs'
+>;
 
 /**
- * The operator's knobs for outbound webhooks, read when a delivery worker starts (and by
- * the API at registration for the destination lists). A typo stops the process with a
- * sentence naming the variable.
+ * The operator's knobs for outbound webhooks, handed to a delivery worker when it starts
+ * (src/config/ declares and validates the variables named below).
  */
 export interface OutboundSettings {
   /** one delivery's whole budget: connect, answer and body (TALLY_OUTBOUND_TIMEOUT_MS) */
@@ -26,33 +37,16 @@ export interface OutboundSettings {
 
 const HOUR_MS = 3_600_000;
 
-export function outboundSettings(): OutboundSettings {
-  const timeoutMs = integerSetting('TALLY_OUTBOUND_TIMEOUT_MS', 10_000);
-  // The lease covers a whole delivery (the timeout) and recording its outcome.
-  const leaseSeconds = integerSetting('TALLY_OUTBOUND_LEASE_SECONDS', Math.max(60, Math.ceil((2 * timeoutMs) / 1000)));
-  if (leaseSeconds * 1000 <= timeoutMs) {
-    throw new Error(
-      `TALLY_OUTBOUND_LEASE_SECONDS (${leaseSeconds}) must be longer than TALLY_OUTBOUND_TIMEOUT_MS (${timeoutMs} ms): a claim must outlast its delivery`,
-    );
-  }
+/** The delivery worker's settings from the configuration (src/config/ validates them, the lease against the timeout too). */
+export function outboundSettings(config: OutboundConfig): OutboundSettings {
   return {
-    timeoutMs,
-    backoffFirstMs: integerSetting('TALLY_OUTBOUND_BACKOFF_MS', 5_000),
-    backoffCapMs: integerSetting('TALLY_OUTBOUND_BACKOFF_CAP_MS', 6 * HOUR_MS),
-    retryForMs: hoursSetting('TALLY_OUTBOUND_RETRY_HOURS', 72),
-    disableAfterMs: hoursSetting('TALLY_OUTBOUND_DISABLE_AFTER_HOURS', 72),
-    concurrency: integerSetting('TALLY_OUTBOUND_CONCURRENCY', 8),
-    leaseSeconds,
-    pollIntervalMs: integerSetting('TALLY_POLL_INTERVAL_MS', 1000),
+    timeoutMs: config.outboundTimeoutMs,
+    backoffFirstMs: config.outboundBackoffMs,
+    backoffCapMs: config.outboundBackoffCapMs,
+    retryForMs: config.outboundRetryHours * HOUR_MS,
+    disableAfterMs: config.outboundDisableAfterHours * HOUR_MS,
+    concurrency: config.outboundConcurrency,
+    leaseSeconds: config.outboundLeaseSeconds,
+    pollIntervalMs: config.pollIntervalMs,
   };
-}
-
-/** Hours, fractions allowed (tests give a few seconds as 0.001), in milliseconds. */
-function hoursSetting(name: string, fallback: number): number {
-  const value = process.env[name];
-  if (value === undefined || value === '') return fallback * HOUR_MS;
-  const hours = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !(hours > 0))
-    throw new Error(`${name} must be a positive number of hours, e.g. 72 or 0.5; got ${JSON.stringify(value)}`);
-  return hours * HOUR_MS;
 }

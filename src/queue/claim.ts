@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.js';
-import { integerSetting } from '../settings.js';
+import { processConfig } from '../config/index.js';
 import { unsettledSql } from './states.js';
 import type { ClaimedEvent } from './types.js';
 
@@ -8,7 +8,7 @@ import type { ClaimedEvent } from './types.js';
  * live worker extends its claims every third of it (worker/lease-keeper.ts), so it must
  * be longer than the statement timeout, not than a whole claim's work.
  */
-export const DEFAULT_LEASE_SECONDS = integerSetting('TALLY_LEASE_SECONDS', 60);
+export const DEFAULT_LEASE_SECONDS = processConfig().leaseSeconds; // TALLY_LEASE_SECONDS
 
 const CLAIMED_COLUMNS = 'w.provider, w.event_key, w.tenant_id, w.job_id, w.seq, w.type, w.event, w.usage, w.attempts, w.fencing_token';
 

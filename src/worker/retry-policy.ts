@@ -2,13 +2,13 @@ import { InvalidEventError, InvalidJobViewError } from '../lifecycle/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
 import { JobNotFound, SettlementMismatch } from '../ledger/errors.js';
 import { backoff } from '../backoff.js';
-import { integerSetting } from '../settings.js';
+import { processConfig } from '../config/index.js';
 
 /**
  * Settlement attempts before an event is dead-lettered: 8, or TALLY_MAX_ATTEMPTS (an
  * operator who wants dead letters sooner, a test that cannot wait a minute for them).
  */
-export const MAX_SETTLE_ATTEMPTS = integerSetting('TALLY_MAX_ATTEMPTS', 8);
+export const MAX_SETTLE_ATTEMPTS = processConfig().maxAttempts;
 /** Backoff between attempts: exponential from 500 ms, capped at 30 s, uniform in [ceiling/2, ceiling]. */
 export const RETRY_BASE_MS = 500;
 export const RETRY_CAP_MS = 30_000;

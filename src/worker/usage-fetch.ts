@@ -7,13 +7,14 @@ import type { UsageReading, UsageTarget } from '../webhooks/usage-source.js';
 import { scheduleFetchRetry, storeFetchedUsage, type ClaimedEvent } from '../queue/index.js';
 import { UsageFetchFailed, getJson } from './usage-http.js';
 import { beginUsageFetch, recordFetchMismatch, type FetchContext } from './usage-rows.js';
+import { processConfig } from '../config/index.js';
 
 /**
  * How long one usage fetch may take (CONTRACT: 10 s). TALLY_USAGE_FETCH_TIMEOUT_MS
  * overrides it (tests). The claim lease need not cover it: the worker extends its
  * leases while a fetch runs (worker/lease-keeper.ts).
  */
-export const USAGE_FETCH_TIMEOUT_MS = positiveSetting('TALLY_USAGE_FETCH_TIMEOUT_MS', 10_000);
+export const USAGE_FETCH_TIMEOUT_MS = processConfig().usageFetchTimeoutMs;
 
 /**
  * Backoff after a failed fetch: the ceiling starts at 1 s and doubles up to 30 s, the delay
@@ -114,14 +115,4 @@ function eventWithUsage(claim: ClaimedEvent, usage: Usage | null): LifecycleEven
  */
 function eventWithoutFetch(claim: ClaimedEvent): LifecycleEvent {
   return claim.event.type === 'job.completed' ? { type: 'job.completed', usage: {} } : eventWithUsage(claim, null);
-}
-
-function positiveSetting(name: string, fallback: number): number {
-  const value = process.env[name];
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed) || parsed < 1) {
-    throw new Error(`${name} must be a whole number of milliseconds, 1 or more; got ${JSON.stringify(value)}`);
-  }
-  return parsed;
 }

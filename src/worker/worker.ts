@@ -6,7 +6,7 @@ import { EVENTS_CHANNEL, claimEvents, type ClaimedEvent } from '../queue/index.j
 import { settleEvent, settleEvents, type EventOutcome } from './settle-event.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { logEventOutcome } from './outcome-log.js';
-import { integerSetting } from '../settings.js';
+import { processConfig } from '../config/index.js';
 
 /** What a worker logs to. */
 export interface WorkerLog {
@@ -47,7 +47,7 @@ export interface WorkerOptions {
   onOutcome?: (outcome: EventOutcome, seconds: number, claim: ClaimedEvent) => void;
 }
 
-export const DEFAULT_BATCH_SIZE = integerSetting('TALLY_SETTLE_BATCH_SIZE', 32);
+export const DEFAULT_BATCH_SIZE = processConfig().settleBatchSize; // TALLY_SETTLE_BATCH_SIZE
 
 /**
  * A settlement worker: `concurrency` loops that claim one event at a time, settle it,

@@ -18,14 +18,13 @@ import { seedWorld } from './world.js';
  * refused request stores and bills nothing; the server is healthy and the ledger sound
  * after. The real-HTTP share of the suite is in http.test.ts.
  */
-process.env.TALLY_ADMIN_TOKEN = ADMIN_TOKEN;
 const db = await freshDatabase();
 const serverLog: string[] = [];
 let app: FastifyInstance;
 let stats: RunStats;
 
 beforeAll(async () => {
-  app = await buildApp({ pool: db.pool, logLevel: 'silent', serverSecret: randomBytes(32) });
+  app = await buildApp({ pool: db.pool, logLevel: 'silent', serverSecret: randomBytes(32), checkResponses: true, settings: { adminToken: ADMIN_TOKEN } });
   // The server's own record of a failure: the error and its stack, as it would log them.
   app.addHook('onError', async (request, _reply, error) => {
     serverLog.push(`${request.method} ${request.url.slice(0, 200)}: ${error.stack ?? String(error)}`.replace(/\n\s+/g, ' ⏎ '));

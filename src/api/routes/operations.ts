@@ -20,7 +20,7 @@ export function operationRoutes(app: ApiApp, { pool, metrics }: ApiContext): voi
       },
     },
     async (request, reply) => {
-      const token = process.env.TALLY_METRICS_TOKEN;
+      const token = request.server.apiSettings.metricsToken;
       if (token) {
         const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
         const digest = (s: string) => createHash('sha256').update(s).digest();

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { isUuid, newId } from '../../ids.js';
 import { listAttempts } from '../../outbound/attempts.js';
-import { checkRegistration, destinationPolicy, DestinationRefused, InvalidDestinationUrl } from '../../outbound/destinations.js';
+import { checkRegistration, DestinationRefused, InvalidDestinationUrl } from '../../outbound/destinations.js';
 import { enqueuePing } from '../../outbound/enqueue.js';
 import { getEndpoint, insertEndpoint, listEndpoints, rotateSecret, updateEndpoint, type EndpointRow } from '../../outbound/endpoints.js';
 import { ALL_EVENTS, PING_EVENT_TYPE } from '../../outbound/events.js';
@@ -91,8 +91,8 @@ function instantOf(value: string, param: string): Date {
 }
 
 export function webhookEndpointRoutes(app: ApiApp, { pool }: ApiContext): void {
-  // Read once, at start: a malformed TALLY_OUTBOUND_ALLOW / _DENY stops the server with its reason.
-  const policy = destinationPolicy();
+  // Parsed once, at start (api-settings.ts): a malformed TALLY_OUTBOUND_ALLOW / _DENY stops the server with its reason.
+  const policy = app.apiSettings.destinations;
   const access = requireAccess('tenant_or_admin', pool);
   const tags = ['webhook endpoints'];
 

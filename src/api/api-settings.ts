@@ -1,0 +1,26 @@
+import { destinationPolicy, type DestinationPolicy } from '../outbound/destinations.js';
+
+/**
+ * The configuration the HTTP layer needs, handed to buildApp by the command that starts it
+ * (src/config/ reads the environment; nothing under api/ does). Decorated on the app, so a
+ * hook or route reads `request.server.apiSettings` like `serverSecret`.
+ */
+export interface ApiSettings {
+  /** TALLY_ADMIN_TOKEN (or the kept one `serve` made); null: no admin credential, admin calls answer 401 */
+  readonly adminToken: string | null;
+  /** TALLY_METRICS_TOKEN; null: `/metrics` is open */
+  readonly metricsToken: string | null;
+  /** TALLY_OUTBOUND_ALLOW / _DENY, parsed once at start */
+  readonly destinations: DestinationPolicy;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    apiSettings: ApiSettings;
+  }
+}
+
+/** What an app built without them gets: no admin, open metrics, the default destination policy. */
+export function apiSettingsOf(given: Partial<ApiSettings>): ApiSettings {
+  return { adminToken: given.adminToken ?? null, metricsToken: given.metricsToken ?? null, destinations: given.destinations ?? destinationPolicy({}) };
+}
