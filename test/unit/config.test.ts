@@ -45,6 +45,28 @@ describe('the environment is read in one place', () => {
     expect(readers, 'read the setting from the Config the command hands down (src/config/) instead').toEqual([]);
   });
 
+  it('below the CLI, only the module-level knobs read the process configuration; everything else is handed its values', async () => {
+    // Each is a constant fixed when its module loads (as the variable was before), or a
+    // test knob deep in the settle path that no call chain should carry.
+    const knobs = [
+      'src/duties/duties.ts', // TALLY_RECONCILE_INTERVAL_SECONDS
+      'src/failpoints.ts', // TALLY_FAILPOINTS (tests)
+      'src/intake/delivery-writer.ts', // TALLY_INTAKE_GROUPS_IN_FLIGHT, TALLY_INTAKE_MAX_GROUP
+      'src/outbound/enqueue.ts', // TALLY_CHECK_RESPONSES (tests)
+      'src/queue/claim.ts', // TALLY_LEASE_SECONDS (the default of repairs' claims)
+      'src/worker/retry-policy.ts', // TALLY_MAX_ATTEMPTS
+      'src/worker/usage-fetch.ts', // TALLY_USAGE_FETCH_TIMEOUT_MS
+      'src/worker/worker.ts', // TALLY_SETTLE_BATCH_SIZE (the default; the CLI passes it)
+    ];
+    const callers: string[] = [];
+    for (const file of await sourceFiles(join(root, 'src'))) {
+      const path = relative(root, file).replaceAll('\\', '/');
+      if (path.startsWith('src/config/') || path.startsWith('src/cli/')) continue;
+      if ((await readFile(file, 'utf8')).includes('processConfig(')) callers.push(path);
+    }
+    expect(callers.sort(), 'take the value as a parameter from the command instead').toEqual(knobs);
+  });
+
   it('every setting has a distinct variable, a doc line and a default text', () => {
     const names = Object.values(SETTINGS).map((setting) => setting.env);
     expect(new Set(names).size).toBe(names.length);
