@@ -1,11 +1,14 @@
 /**
  * The event queue: the only owner of webhook_events. Intake enqueues (the outbox row);
  * workers claim, and every later write is fenced by the claim's token; operators re-queue
- * or discard dead letters. Nothing outside this folder writes the table. Terms: types.ts.
+ * or discard dead letters. Nothing outside this folder writes the table. Claim, lease,
+ * fencing, retry and dead letters are the queue engine's (engine/, used by outbound/ too);
+ * events-table.ts describes webhook_events to it. Terms: types.ts and engine/table.ts.
  */
 export { DEFAULT_LEASE_SECONDS, claimEvent, claimEvents, claimReadyStatement, extendLeases } from './claim.js';
 export { deliveryKey, persistDeliveries, type AttemptRecord, type NewEvent } from './enqueue.js';
-export { LeaseLost } from './errors.js';
+export { LeaseLost, eventLeaseLost } from './errors.js';
+export { EVENTS_TABLE, fencedEvent } from './events-table.js';
 export {
   deadLetter,
   markManySettled,

@@ -1,14 +1,16 @@
 import type { Queryable } from '../db/pool.js';
-import { LeaseLost } from './errors.js';
+import { deadLetter as deadLetterRow, fenceSql, readBack, retryLater, writeFenced, type RetryVariant } from './engine/index.js';
+import { eventLeaseLost } from './errors.js';
+import { EVENTS_TABLE, fencedEvent } from './events-table.js';
 import { claimOf, ERROR_TEXT_MAX_LENGTH, type ClaimedEvent, type EventClaim } from './types.js';
 
 /**
- * The fenced writes: each names the claim's fencing token and changes the event only
- * while that claim is current (state processing, same token). Zero rows means the claim
- * was lost: the caller wrote nothing (a mark inside a transaction throws LeaseLost so the
- * whole transaction rolls back).
+ * The fenced writes of webhook events: the engine's (engine/statements.ts), each naming
+ * the claim's fencing token and changing the event only while that claim is current
+ * (state processing, same token). Zero rows means the claim was lost: the caller wrote
+ * nothing (a mark inside a transaction throws LeaseLost so the whole transaction rolls back).
  */
-const FENCE = `provider = $1 and event_key = $2 and fencing_token = $3 and state = 'processing'`;
+const FENCE = fenceSql(EVENTS_TABLE);
 
 type Claim = ClaimedEvent | EventClaim;
 
@@ -34,14 +36,12 @@ export interface SettledMark {
 /** Records the outcome inside the settle transaction. Throws LeaseLost (rolling it back) when the claim is gone. */
 export async function markSettled(tx: Queryable, claim: Claim, mark: SettledMark): Promise<void> {
   const state = mark.status === 'rejected' ? 'no_effect' : mark.status;
-  const result = await tx.query({
-    name: 'mark_event_settled',
-    text: `update webhook_events
-     set state = $4, reason = $5, settlement_key = $6, processed_at = now(), lease_until = null, last_error = $7
-     where ${FENCE}`,
-    values: [...fence(claim), state, mark.reason, mark.settlementKey, mark.note === undefined ? null : errorText(mark.note)],
+  const marked = await writeFenced(tx, EVENTS_TABLE, fencedEvent(claim), {
+    name: 'mark_settled',
+    set: 'state = $4, reason = $5, settlement_key = $6, processed_at = now(), last_error = $7',
+    values: [state, mark.reason, mark.settlementKey, mark.note === undefined ? null : errorText(mark.note)],
   });
-  if (result.rowCount === 0) throw new LeaseLost(claimOf(claim).provider, claimOf(claim).eventKey);
+  if (!marked) throw eventLeaseLost(claimOf(claim).provider, claimOf(claim).eventKey);
 }
 
 /**
@@ -73,29 +73,17 @@ export async function markManySettled(tx: Queryable, marks: readonly { claim: Cl
   if (result.rowCount === claims.length) return;
   const marked = new Set(result.rows.map((r) => JSON.stringify([r.provider, r.event_key])));
   const lost = claims.find((c) => !marked.has(JSON.stringify([c.provider, c.eventKey])))!;
-  throw new LeaseLost(lost.provider, lost.eventKey);
+  throw eventLeaseLost(lost.provider, lost.eventKey);
 }
 
-/** Back to pending after a transient failure, if we still own the claim. */
+/** Back to pending after a transient failure, due in `delayMs`, if we still own the claim. */
 export async function scheduleRetry(db: Queryable, claim: Claim, delayMs: number, error: string): Promise<boolean> {
-  const result = await db.query(
-    `update webhook_events
-     set state = 'pending', run_after = now() + make_interval(secs => $4::float8 / 1000), lease_until = null, last_error = $5
-     where ${FENCE}`,
-    [...fence(claim), delayMs, errorText(error)],
-  );
-  return result.rowCount === 1;
+  return retryLater(db, EVENTS_TABLE, fencedEvent(claim), delayMs, errorText(error));
 }
 
 /** Parks the event for an operator. The job's hold stays open: nothing is dropped. */
 export async function deadLetter(db: Queryable, claim: Claim, error: string): Promise<boolean> {
-  const result = await db.query(
-    `update webhook_events
-     set state = 'dead', lease_until = null, last_error = $4, reason = 'dead_lettered'
-     where ${FENCE}`,
-    [...fence(claim), errorText(error)],
-  );
-  return result.rowCount === 1;
+  return deadLetterRow(db, EVENTS_TABLE, fencedEvent(claim), errorText(error));
 }
 
 /** What a claim's owner reads of its event before fetching usage for it. */
@@ -117,11 +105,13 @@ export async function readOwnedEvent(db: Queryable, claim: Claim): Promise<Fetch
 
 /** Stores the fetched usage on the event, fenced by the claim's token. False: the claim was lost. */
 export async function storeFetchedUsage(db: Queryable, claim: Claim, usage: Record<string, number> | null): Promise<boolean> {
-  const result = await db.query(
-    `update webhook_events set usage = $4, usage_fetched_at = now(), last_error = null
+  // The claim stays current (its lease too): the settle transaction comes next.
+  const result = await db.query({
+    name: 'events_store_fetched_usage',
+    text: `update webhook_events set usage = $4, usage_fetched_at = now(), last_error = null
      where ${FENCE}`,
-    [...fence(claim), usage === null ? null : JSON.stringify(usage)],
-  );
+    values: [...fence(claim), usage === null ? null : JSON.stringify(usage)],
+  });
   return result.rowCount === 1;
 }
 
@@ -130,26 +120,17 @@ export async function storeFetchedUsage(db: Queryable, claim: Claim, usage: Reco
  * back (attempts − 1): fetch failures never count towards MAX_SETTLE_ATTEMPTS, so they
  * never dead-letter; an event failing for 5 minutes shows as event_stuck instead.
  */
+const FETCH_RETRY: RetryVariant = { name: 'fetch_retry', also: 'attempts = greatest(attempts - 1, 0), fetch_attempts = fetch_attempts + 1' };
+
 export async function scheduleFetchRetry(db: Queryable, claim: Claim, delayMs: number, error: string): Promise<boolean> {
-  const result = await db.query(
-    `update webhook_events
-     set state = 'pending', run_after = now() + make_interval(secs => $4::float8 / 1000), lease_until = null, last_error = $5,
-         attempts = greatest(attempts - 1, 0), fetch_attempts = fetch_attempts + 1
-     where ${FENCE}`,
-    [...fence(claim), delayMs, errorText(error)],
-  );
-  return result.rowCount === 1;
+  return retryLater(db, EVENTS_TABLE, fencedEvent(claim), delayMs, errorText(error), FETCH_RETRY);
 }
 
 /**
- * After the in-doubt transaction of a lost COMMIT has ended: whether it marked the event
- * under this claim — a write only that transaction could have made.
+ * After the in-doubt transaction of a lost COMMIT has ended (the caller waited on its
+ * job rows): whether it marked the event under this claim — a write only that
+ * transaction could have made (the engine's read-back).
  */
 export async function markedUnder(db: Queryable, claim: EventClaim): Promise<boolean> {
-  const event = await db.query<{ state: string; fencing_token: bigint }>(
-    'select state, fencing_token from webhook_events where provider = $1 and event_key = $2',
-    [claim.provider, claim.eventKey],
-  );
-  const row = event.rows[0];
-  return row !== undefined && row.fencing_token === claim.fencingToken && row.state !== 'processing';
+  return (await readBack(db, EVENTS_TABLE, fencedEvent(claim), false)) === 'committed';
 }

@@ -5,7 +5,7 @@ import { decide } from '../lifecycle/index.js';
 import type { ProviderKind } from '../webhooks/adapters/index.js';
 import { newId } from '../ids.js';
 import type { Usage } from '../pricing/index.js';
-import { LeaseLost, markSettled, readOwnedEvent, type ClaimedEvent } from '../queue/index.js';
+import { eventLeaseLost, markSettled, readOwnedEvent, type ClaimedEvent } from '../queue/index.js';
 
 /** What the worker needs to fetch a job's usage: read under the job lock, used after commit. */
 export interface FetchContext {
@@ -35,7 +35,7 @@ export async function beginUsageFetch(pool: Pool, claim: ClaimedEvent): Promise<
   return withTransaction(pool, async (tx) => {
     const job = await lockJob(tx, claim.job_id);
     const event = await readOwnedEvent(tx, claim);
-    if (!job || !event) throw new LeaseLost(claim.provider, claim.event_key);
+    if (!job || !event) throw eventLeaseLost(claim.provider, claim.event_key);
     if (event.usage_fetched_at !== null) return { kind: 'stored', usage: event.usage };
     const decision = decide(job.view, { type: 'usage.fetch_started' }, job.policy);
     // Nothing is fetched for a job whose hold is resolved: its event settles as no effect.
@@ -80,7 +80,7 @@ export interface FetchMismatch {
 export async function recordFetchMismatch(pool: Pool, claim: ClaimedEvent, context: FetchContext, mismatch: FetchMismatch): Promise<void> {
   await withTransaction(pool, async (tx) => {
     const job = await lockJob(tx, claim.job_id);
-    if (!job) throw new LeaseLost(claim.provider, claim.event_key);
+    if (!job) throw eventLeaseLost(claim.provider, claim.event_key);
     const decision = decide(job.view, { type: 'usage.mismatched' }, job.policy);
     await markSettled(tx, claim, {
       status: decision.outcome.status,
