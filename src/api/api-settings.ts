@@ -22,5 +22,9 @@ declare module 'fastify' {
 
 /** What an app built without them gets: no admin, open metrics, the default destination policy. */
 export function apiSettingsOf(given: Partial<ApiSettings>): ApiSettings {
-  return { adminToken: given.adminToken ?? null, metricsToken: given.metricsToken ?? null, destinations: given.destinations ?? destinationPolicy({}) };
+  return {
+    adminToken: given.adminToken ?? null,
+    metricsToken: given.metricsToken ?? null,
+    destinations: given.destinations ?? destinationPolicy({}),
+  };
 }

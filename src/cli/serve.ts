@@ -18,7 +18,10 @@ export interface ServeOptions {
 
 export async function serveCommand(options: ServeOptions): Promise<void> {
   const config = processConfig();
-  const db = await openDatabase(config, { ...workerPoolOptions(20 + options.workers, config.leaseSeconds), applicationName: 'tally-serve' });
+  const db = await openDatabase(config, {
+    ...workerPoolOptions(20 + options.workers, config.leaseSeconds),
+    applicationName: 'tally-serve',
+  });
   await migrate(db.pool);
   const metrics = createMetrics(db.pool);
   const port = options.port ?? config.port;

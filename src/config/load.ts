@@ -45,7 +45,8 @@ export function readSettings(env: Readonly<Record<string, string | undefined>>):
     let value: unknown;
     let source: Source = 'default';
     if (raw === undefined || raw === '') {
-      value = typeof setting.fallback === 'function' ? (setting.fallback as (c: Record<string, unknown>) => unknown)(values) : setting.fallback;
+      value =
+        typeof setting.fallback === 'function' ? (setting.fallback as (c: Record<string, unknown>) => unknown)(values) : setting.fallback;
     } else {
       value = setting.read(raw);
       source = 'env';

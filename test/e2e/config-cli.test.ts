@@ -42,9 +42,12 @@ describe('tally config', () => {
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trim().split('\n');
     expect(lines).toHaveLength(Object.keys(SETTINGS).length);
-    for (const secret of ['pg-password-1', 'admin-token-2', 'metrics-token-3', 'api-key-4', '55555555']) expect(run.stdout).not.toContain(secret);
+    for (const secret of ['pg-password-1', 'admin-token-2', 'metrics-token-3', 'api-key-4', '55555555'])
+      expect(run.stdout).not.toContain(secret);
     const line = (name: string) => lines.find((l) => l.startsWith(`${name}=`));
-    expect(line('DATABASE_URL')).toMatch(/^DATABASE_URL=postgres:\/\/tally:\*\*\*\*@db\.internal:5432,db2\.internal:5433\/tally\?target_session_attrs=read-write +# env$/);
+    expect(line('DATABASE_URL')).toMatch(
+      /^DATABASE_URL=postgres:\/\/tally:\*\*\*\*@db\.internal:5432,db2\.internal:5433\/tally\?target_session_attrs=read-write +# env$/,
+    );
     expect(line('TALLY_ADMIN_TOKEN')).toMatch(/^TALLY_ADMIN_TOKEN=\*\*\*\*\(set\) +# env$/);
     expect(line('TALLY_SECRET_KEY')).toMatch(/^TALLY_SECRET_KEY=\*\*\*\*\(set\) +# env$/);
     expect(line('PORT')).toMatch(/^PORT=9123 +# env$/);
@@ -77,7 +80,9 @@ describe('tally config', () => {
     expect(run.stderr).toContain('3 settings are invalid:');
     expect(run.stderr).toContain("PORT: '0' is not a port number (1-65535)");
     expect(run.stderr).toContain("LOG_LEVEL: 'chatty' is not one of fatal, error, warn, info, debug, trace, silent");
-    expect(run.stderr).toContain('TALLY_SECRET_KEY: the value given is not 32 bytes as 64 hex characters or base64');
+    expect(run.stderr).toContain(
+      'TALLY_SECRET_KEY: the value given is not 32 random bytes as 64 hex characters or base64 (make one with `openssl rand -hex 32`)',
+    );
     expect(run.stderr).not.toContain('short-secret');
   });
 

@@ -2,7 +2,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, SETTINGS, configJson, configLines, loadConfig, maskUrlPassword, readSettings, settingsTable } from '../../src/config/index.js';
+import {
+  ConfigError,
+  SETTINGS,
+  configJson,
+  configLines,
+  loadConfig,
+  maskUrlPassword,
+  readSettings,
+  settingsTable,
+} from '../../src/config/index.js';
 
 /**
  * Issue 24.7: one configuration. Every setting is declared once (src/config/settings.ts);
@@ -15,7 +24,11 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 async function sourceFiles(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { withFileTypes: true });
   const nested = await Promise.all(
-    entries.map((entry) => (entry.isDirectory() ? sourceFiles(join(folder, entry.name)) : Promise.resolve(entry.name.endsWith('.ts') ? [join(folder, entry.name)] : []))),
+    entries.map((entry) =>
+      entry.isDirectory()
+        ? sourceFiles(join(folder, entry.name))
+        : Promise.resolve(entry.name.endsWith('.ts') ? [join(folder, entry.name)] : []),
+    ),
   );
   return nested.flat();
 }
@@ -39,7 +52,8 @@ describe('the environment is read in one place', () => {
       const text = await readFile(file, 'utf8');
       // process.env, process['env'], const { env } = process: every way to reach it.
       text.split('\n').forEach((line, i) => {
-        if (/process\s*(\.|\[\s*['"`])\s*env\b|\{[^}]*\benv\b[^}]*\}\s*=\s*process\b/.test(line)) readers.push(`${path}:${i + 1}: ${line.trim()}`);
+        if (/process\s*(\.|\[\s*['"`])\s*env\b|\{[^}]*\benv\b[^}]*\}\s*=\s*process\b/.test(line))
+          readers.push(`${path}:${i + 1}: ${line.trim()}`);
       });
     }
     expect(readers, 'read the setting from the Config the command hands down (src/config/) instead').toEqual([]);
@@ -129,12 +143,20 @@ describe('loadConfig', () => {
     expect(configError({ PORT: '70000' }).problems).toEqual(["PORT: '70000' is not a port number (1-65535)"]);
     expect(configError({ TALLY_LEASE_SECONDS: '1e3' }).problems).toEqual(["TALLY_LEASE_SECONDS: '1e3' is not a whole number, 1 or more"]);
     expect(configError({ TALLY_MAX_ATTEMPTS: '0' }).problems).toEqual(["TALLY_MAX_ATTEMPTS: '0' is not a whole number, 1 or more"]);
-    expect(configError({ LOG_LEVEL: 'loud' }).problems).toEqual(["LOG_LEVEL: 'loud' is not one of fatal, error, warn, info, debug, trace, silent"]);
-    expect(configError({ TALLY_OUTBOUND_RETRY_HOURS: '-1' }).problems).toEqual(["TALLY_OUTBOUND_RETRY_HOURS: '-1' is not a positive number of hours, e.g. 72 or 0.5"]);
+    expect(configError({ LOG_LEVEL: 'loud' }).problems).toEqual([
+      "LOG_LEVEL: 'loud' is not one of fatal, error, warn, info, debug, trace, silent",
+    ]);
+    expect(configError({ TALLY_OUTBOUND_RETRY_HOURS: '-1' }).problems).toEqual([
+      "TALLY_OUTBOUND_RETRY_HOURS: '-1' is not a positive number of hours, e.g. 72 or 0.5",
+    ]);
     expect(configError({ TALLY_CHECK_RESPONSES: 'yes' }).problems).toEqual(["TALLY_CHECK_RESPONSES: 'yes' is not 1 (on) or 0 (off)"]);
-    expect(configError({ TALLY_FAILPOINTS: 'worker.after_claim,nowhere' }).problems[0]).toMatch(/^TALLY_FAILPOINTS: 'worker.after_claim,nowhere' is not a comma-separated list of worker.after_claim, /);
+    expect(configError({ TALLY_FAILPOINTS: 'worker.after_claim,nowhere' }).problems[0]).toMatch(
+      /^TALLY_FAILPOINTS: 'worker.after_claim,nowhere' is not a comma-separated list of worker.after_claim, /,
+    );
     // DATABASE_URL may hold a password: a refused one is not echoed.
-    expect(configError({ DATABASE_URL: 'localhost:5432' }).problems).toEqual(["DATABASE_URL: the value given is not a PostgreSQL URL (postgres://user:password@host:port/database)"]);
+    expect(configError({ DATABASE_URL: 'localhost:5432' }).problems).toEqual([
+      'DATABASE_URL: the value given is not a PostgreSQL URL (postgres://user:password@host:port/database)',
+    ]);
     expect(configError({ TALLY_OUTBOUND_TIMEOUT_MS: '90000', TALLY_OUTBOUND_LEASE_SECONDS: '60' }).problems).toEqual([
       'TALLY_OUTBOUND_LEASE_SECONDS (60) must be longer than TALLY_OUTBOUND_TIMEOUT_MS (90000 ms): a claim must outlast its delivery',
     ]);
@@ -143,9 +165,9 @@ describe('loadConfig', () => {
   it('lists every problem at once, and never repeats a secret it refuses', () => {
     const error = configError({ PORT: 'x', TALLY_SECRET_KEY: 'hunter2-is-not-32-bytes', DATABASE_URL: 'mysql://root:hunter2@db/x' });
     expect(error.problems).toEqual([
-      "DATABASE_URL: the value given is not a PostgreSQL URL (postgres://user:password@host:port/database)",
+      'DATABASE_URL: the value given is not a PostgreSQL URL (postgres://user:password@host:port/database)',
       "PORT: 'x' is not a port number (1-65535)",
-      'TALLY_SECRET_KEY: the value given is not 32 bytes as 64 hex characters or base64',
+      'TALLY_SECRET_KEY: the value given is not 32 random bytes as 64 hex characters or base64 (make one with `openssl rand -hex 32`)',
     ]);
     expect(error.message).toMatch(/^3 settings are invalid/);
     expect(error.message).not.toMatch(/hunter2/);
@@ -165,7 +187,9 @@ describe('the effective configuration', () => {
     const lines = configLines(readSettings(env).readings);
     const text = lines.join('\n');
     for (const secret of ['s3cret', 'admin-token-value', 'aaaaaaaa', 'metrics-token-value']) expect(text).not.toContain(secret);
-    expect(lines.find((line) => line.startsWith('DATABASE_URL='))).toMatch(/^DATABASE_URL=postgres:\/\/tally:\*\*\*\*@db\.internal:5432\/tally\?sslmode=require +# env$/);
+    expect(lines.find((line) => line.startsWith('DATABASE_URL='))).toMatch(
+      /^DATABASE_URL=postgres:\/\/tally:\*\*\*\*@db\.internal:5432\/tally\?sslmode=require +# env$/,
+    );
     expect(lines.find((line) => line.startsWith('TALLY_ADMIN_TOKEN='))).toMatch(/^TALLY_ADMIN_TOKEN=\*\*\*\*\(set\) +# env$/);
     expect(lines.find((line) => line.startsWith('PORT='))).toMatch(/^PORT=9000 +# env$/);
     expect(lines.find((line) => line.startsWith('TALLY_LEASE_SECONDS='))).toMatch(/^TALLY_LEASE_SECONDS=60 +# default$/);
@@ -186,7 +210,9 @@ describe('the effective configuration', () => {
 
   it('masks a password in the user info or the query string', () => {
     expect(maskUrlPassword('postgres://u:p%40ss@h1:5432,h2:5433/db')).toBe('postgres://u:****@h1:5432,h2:5433/db');
-    expect(maskUrlPassword('postgresql://u@h/db?password=hunter2&sslmode=require')).toBe('postgresql://u@h/db?password=****&sslmode=require');
+    expect(maskUrlPassword('postgresql://u@h/db?password=hunter2&sslmode=require')).toBe(
+      'postgresql://u@h/db?password=****&sslmode=require',
+    );
     expect(maskUrlPassword('postgres://h/db')).toBe('postgres://h/db');
   });
 });
@@ -198,9 +224,17 @@ describe("README's Configuration table", () => {
     expect(section, 'README.md has a <!-- config:start --> … <!-- config:end --> table').toBeDefined();
     const documented = new Map([...section!.matchAll(/^\| `([A-Z_]+)` \| (.*?) \|(?= )/gm)].map((m) => [m[1]!, m[2]!]));
     const declared = Object.values(SETTINGS);
-    expect(declared.filter((s) => !documented.has(s.env)).map((s) => s.env), 'settings missing from README').toEqual([]);
-    expect([...documented.keys()].filter((name) => !declared.some((s) => s.env === name)), 'README documents settings that do not exist').toEqual([]);
-    expect(section, 'README disagrees with src/config/settings.ts: paste `./bin/tally config --markdown` between the markers').toBe(settingsTable());
+    expect(
+      declared.filter((s) => !documented.has(s.env)).map((s) => s.env),
+      'settings missing from README',
+    ).toEqual([]);
+    expect(
+      [...documented.keys()].filter((name) => !declared.some((s) => s.env === name)),
+      'README documents settings that do not exist',
+    ).toEqual([]);
+    expect(section, 'README disagrees with src/config/settings.ts: paste `./bin/tally config --markdown` between the markers').toBe(
+      settingsTable(),
+    );
   });
 
   it("keeps README's three commands first", async () => {
