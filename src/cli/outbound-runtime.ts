@@ -1,4 +1,5 @@
 import type { Database } from '../db/connect.js';
+import { raiseEachAlert } from '../ledger/alerts.js';
 import { destinationPolicy } from '../outbound/destinations.js';
 import { outboundSettings } from '../outbound/settings.js';
 import type { Config } from '../config/index.js';
@@ -17,6 +18,8 @@ export function startDeliveries(db: Database, config: Config, log: WorkerOptions
     settings: outboundSettings(config),
     policy: destinationPolicy({ TALLY_OUTBOUND_ALLOW: config.outboundAllow, TALLY_OUTBOUND_DENY: config.outboundDeny }),
     log: throttleConnectionFailures(log),
+    // The ledger's alerts module owns the table; outbound/ cannot import it (ledger/ imports outbound/).
+    raiseAlert: (tx, alert) => raiseEachAlert(tx, [{ ...alert, jobId: null }]),
   });
   worker.start();
   return worker;

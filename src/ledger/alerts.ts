@@ -26,7 +26,8 @@ export interface RaisedAlert {
   class: AlertClass;
   detail?: Record<string, unknown>;
   tenantId: string;
-  jobId: string;
+  /** null for an alert about no job (an endpoint disabled) */
+  jobId: string | null;
   source: string;
 }
 

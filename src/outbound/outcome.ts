@@ -1,13 +1,24 @@
-import type { Pool, PoolClient } from '../db/pool.js';
-import { withTransaction } from '../db/transaction.js';
+import type { Pool, PoolClient, Queryable } from '../db/pool.js';
 import { newId } from '../ids.js';
+import { LeaseLost, commitFenced, deadLetter, retryLater, writeFenced } from '../queue/engine/index.js';
 import type { ClaimedDelivery } from './claim.js';
+import { DELIVERIES_TABLE, fencedDelivery } from './deliveries-table.js';
 import type { AttemptResult } from './deliver.js';
 import { holdDeliveriesSql } from './endpoint-holds.js';
 import type { AfterFailure } from './retry-schedule.js';
 
 /** The alert class raised when an endpoint is disabled for failing too long. */
 export const ENDPOINT_DISABLED_ALERT = 'webhook_endpoint_disabled';
+
+/**
+ * Raises an alert in `tx`. The alerts table is the ledger's (ledger/alerts.ts), and
+ * ledger/ imports outbound/ (messages are written with the effects), so outbound/ cannot
+ * import it: the CLI hands this in (cli/outbound-runtime.ts), as it hands the worker its duties.
+ */
+export type RaiseAlert = (
+  tx: Queryable,
+  alert: { tenantId: string; class: typeof ENDPOINT_DISABLED_ALERT; source: string; detail: Record<string, unknown> },
+) => Promise<void>;
 
 /** What became of a delivery after one attempt, as recorded. */
 export type RecordedOutcome =
@@ -18,11 +29,12 @@ export type RecordedOutcome =
   | { kind: 'lease_lost' };
 
 /**
- * Writes one attempt's outcome in one short transaction, fenced by the claim's token: the
- * delivery's new state (delivered, failed with the next attempt's time, or dead), the
- * attempt in the log, and the endpoint's health — a success clears `failing_since`, a
- * failure sets it if unset, and an endpoint failing without a success for longer than
- * `disableAfterMs` is disabled and an alert raised (once per disabling).
+ * Writes one attempt's outcome in one short transaction, fenced by the claim's token (the
+ * queue engine's commitFenced, which also reads a lost COMMIT back before writing again):
+ * the delivery's new state (delivered; or the engine's retry with the next attempt's time,
+ * or its dead letter), the attempt in the log, and the endpoint's health — a success
+ * clears `failing_since`, a failure sets it if unset, and an endpoint failing without a
+ * success for longer than `disableAfterMs` is disabled and an alert raised (once per disabling).
  */
 export async function recordOutcome(
   pool: Pool,
@@ -30,19 +42,16 @@ export async function recordOutcome(
   attempt: AttemptResult,
   failure: AfterFailure | null,
   disableAfterMs: number,
+  raiseAlert: RaiseAlert,
 ): Promise<RecordedOutcome> {
-  return await withTransaction(pool, async (tx) => {
-    const moved = await tx.query({
-      name: 'record_outbound_delivery',
-      text: `update outbound_deliveries
-             set state = $3, attempts = attempts + case when $3 = 'delivered' then 0 else 1 end,
-                 next_attempt_at = case when $3 = 'failed' then now() + make_interval(secs => $4::double precision / 1000) else next_attempt_at end,
-                 lease_expires_at = null,
-                 delivered_at = case when $3 = 'delivered' then now() end
-             where id = $1 and claim_token = $2 and state = 'delivering'`,
-      values: [claim.id, claim.claim_token, stateOf(attempt, failure), failure?.kind === 'retry' ? failure.delayMs : 0],
-    });
-    if (moved.rowCount === 0) return { kind: 'lease_lost' };
+  const fenced = fencedDelivery(claim);
+  const recorded = await commitFenced(pool, DELIVERIES_TABLE, fenced, async (tx): Promise<RecordedOutcome> => {
+    const moved = attempt.delivered
+      ? await writeFenced(tx, DELIVERIES_TABLE, fenced, { name: 'delivered', set: "state = 'delivered', delivered_at = now()" })
+      : failure?.kind === 'retry'
+        ? await retryLater(tx, DELIVERIES_TABLE, fenced, failure.delayMs, null)
+        : await deadLetter(tx, DELIVERIES_TABLE, fenced, null);
+    if (!moved) throw new LeaseLost(`outbound delivery ${claim.id}`);
     await insertAttempt(tx, claim, attempt);
     if (attempt.delivered) {
       await tx.query({
@@ -52,14 +61,10 @@ export async function recordOutcome(
       });
       return { kind: 'delivered' };
     }
-    const endpointDisabled = await noteFailure(tx, claim, attempt, disableAfterMs);
+    const endpointDisabled = await noteFailure(tx, claim, attempt, disableAfterMs, raiseAlert);
     return failure?.kind === 'retry' ? { kind: 'retry', delayMs: failure.delayMs, endpointDisabled } : { kind: 'dead', endpointDisabled };
   });
-}
-
-function stateOf(attempt: AttemptResult, failure: AfterFailure | null): 'delivered' | 'failed' | 'dead' {
-  if (attempt.delivered) return 'delivered';
-  return failure?.kind === 'retry' ? 'failed' : 'dead';
+  return recorded === 'lease_lost' ? { kind: 'lease_lost' } : recorded;
 }
 
 async function insertAttempt(tx: PoolClient, claim: ClaimedDelivery, attempt: AttemptResult): Promise<void> {
@@ -81,7 +86,13 @@ async function insertAttempt(tx: PoolClient, claim: ClaimedDelivery, attempt: At
 }
 
 /** Marks the endpoint failing; disables it (with an alert) once it has failed for too long. True when this disabled it. */
-async function noteFailure(tx: PoolClient, claim: ClaimedDelivery, attempt: AttemptResult, disableAfterMs: number): Promise<boolean> {
+async function noteFailure(
+  tx: PoolClient,
+  claim: ClaimedDelivery,
+  attempt: AttemptResult,
+  disableAfterMs: number,
+  raiseAlert: RaiseAlert,
+): Promise<boolean> {
   const disabled = await tx.query<{ tenant_id: string; url: string; failing_since: Date; disabled_at: Date; just_disabled: boolean }>({
     name: 'endpoint_fails',
     // One statement, both columns computed from the row as it was: a failure starts the
@@ -100,23 +111,17 @@ async function noteFailure(tx: PoolClient, claim: ClaimedDelivery, attempt: Atte
   const row = disabled.rows[0];
   if (!row?.just_disabled) return false;
   await tx.query(holdDeliveriesSql('$1', 'true'), [claim.endpoint_id]);
-  await tx.query(
-    `insert into alerts (id, tenant_id, job_id, class, source, detail)
-     values ($1, $2, null, $3, $4, $5)
-     on conflict on constraint alerts_class_source_key do nothing`,
-    [
-      newId(),
-      row.tenant_id,
-      ENDPOINT_DISABLED_ALERT,
-      `webhook_endpoint:${claim.endpoint_id}:${row.disabled_at.toISOString()}`,
-      JSON.stringify({
-        endpoint_id: claim.endpoint_id,
-        url: row.url,
-        failing_since: row.failing_since.toISOString(),
-        last_status: attempt.status,
-        last_error: attempt.error,
-      }),
-    ],
-  );
+  await raiseAlert(tx, {
+    tenantId: row.tenant_id,
+    class: ENDPOINT_DISABLED_ALERT,
+    source: `webhook_endpoint:${claim.endpoint_id}:${row.disabled_at.toISOString()}`,
+    detail: {
+      endpoint_id: claim.endpoint_id,
+      url: row.url,
+      failing_since: row.failing_since.toISOString(),
+      last_status: attempt.status,
+      last_error: attempt.error,
+    },
+  });
   return true;
 }

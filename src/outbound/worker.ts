@@ -2,7 +2,7 @@ import type { Pool } from '../db/pool.js';
 import { claimDeliveries, type ClaimedDelivery } from './claim.js';
 import { deliver, type AttemptResult } from './deliver.js';
 import type { DestinationPolicy, Resolver } from './destinations.js';
-import { recordOutcome, type RecordedOutcome } from './outcome.js';
+import { recordOutcome, type RaiseAlert, type RecordedOutcome } from './outcome.js';
 import { afterFailure } from './retry-schedule.js';
 import type { OutboundSettings } from './settings.js';
 
@@ -16,13 +16,15 @@ export interface DeliveryWorkerOptions {
   settings: OutboundSettings;
   policy: DestinationPolicy;
   log: DeliveryLog;
+  /** raises the alert of an endpoint disabled for failing (the ledger's alerts module, handed in by the CLI) */
+  raiseAlert: RaiseAlert;
   /** DNS, replaceable in tests */
   resolver?: Resolver;
 }
 
 /**
  * Delivers outbound webhooks at least once: `settings.concurrency` loops, each claiming one
- * due delivery (claim.ts: SKIP LOCKED, lease, claim token), sending it outside any
+ * due delivery (claim.ts: the queue engine's claim — SKIP LOCKED, lease, fencing token), sending it outside any
  * transaction (deliver.ts), and recording the attempt and the outcome under the token
  * (outcome.ts). A worker killed mid-delivery leaves its claim to lapse: the delivery is
  * claimed and sent again — so receivers dedupe by webhook-id. Idle loops poll.
@@ -76,7 +78,7 @@ export class DeliveryWorker {
   }
 
   private async attempt(claim: ClaimedDelivery): Promise<void> {
-    const { settings, policy, resolver, log } = this.options;
+    const { settings, policy, resolver, log, raiseAlert } = this.options;
     const result = await deliver(
       { url: claim.url, messageId: claim.message_id, body: JSON.stringify(claim.payload), secrets: claim.secrets },
       { policy, timeoutMs: settings.timeoutMs, resolver },
@@ -84,9 +86,10 @@ export class DeliveryWorker {
     const failure = result.delivered ? null : afterFailure(claim.attempts + 1, Date.now() - claim.created_at.getTime(), settings);
     let outcome: RecordedOutcome;
     try {
-      outcome = await recordOutcome(this.pool(), claim, result, failure, settings.disableAfterMs);
+      outcome = await recordOutcome(this.pool(), claim, result, failure, settings.disableAfterMs, raiseAlert);
     } catch (error) {
-      // The database is away: the lease lapses and the delivery is sent again later.
+      // The database is away (a lost COMMIT that could not be read back either): the
+      // lease lapses and the delivery is sent again later.
       log.warn(
         { err: error, message_id: claim.message_id },
         'could not record an outbound delivery; it is sent again once its lease runs out',
