@@ -9,7 +9,7 @@ import type { JobRow } from '../jobs/rows.js';
 import { adapterFor } from '../webhooks/adapters/index.js';
 import { MAX_EVENT_KEY_LENGTH, type CanonicalEvent } from '../webhooks/canonical-event.js';
 import { WebhookRefused, type RefusalContext } from '../webhooks/errors.js';
-import type { AttemptRecord, StoredEvent } from '../queue/index.js';
+import { storedEventOf, type AttemptRecord } from '../queue/index.js';
 import { deliveryWriterFor } from './delivery-writer.js';
 
 export type IntakeStatus = 'accepted' | 'already_accepted';
@@ -49,7 +49,7 @@ async function receiveFor(pool: Pool, provider: ProviderRow, raw: Buffer, header
   known.event_id = event.eventKey;
   // Only the canonical event is stored as JSON (the raw body is kept as bytes): text the
   // rest of a provider's body carries, a model's output say, is never a reason to refuse.
-  if (holdsUnstorableText(storedEvent(event))) {
+  if (holdsUnstorableText(storedEventOf(event))) {
     throw new WebhookRefused(400, 'invalid_payload', 'the event holds text that is not well-formed Unicode (a lone surrogate) or a NUL character');
   }
   const payloadHash = createHash('sha256').update(raw).digest();
@@ -78,7 +78,7 @@ async function receiveFor(pool: Pool, provider: ProviderRow, raw: Buffer, header
       type: event.type,
       payloadHash,
       payload: raw,
-      event: storedEvent(event),
+      event: storedEventOf(event),
       attemptId: newId(),
     },
   });
@@ -158,17 +158,6 @@ function mismatchOf(job: JobRow, event: CanonicalEvent): string | null {
   if (event.model !== undefined && event.model !== job.model) return 'model';
   if (event.currency !== undefined && event.currency !== job.currency) return 'currency';
   return null;
-}
-
-/** What the worker needs to settle: the lifecycle event, nothing from the raw payload. */
-function storedEvent(event: CanonicalEvent): StoredEvent {
-  return {
-    type: event.type,
-    ...(event.usage !== undefined ? { usage: event.usage } : {}),
-    ...(event.correction !== undefined ? { correction: event.correction } : {}),
-    ...(event.fetchUsage ? { fetch_usage: true } : {}),
-    ...(event.fetchUsage && event.usageResource !== undefined ? { usage_resource: event.usageResource } : {}),
-  };
 }
 
 /** Recorded with the other deliveries of its group (delivery-writer.ts): one commit for all. */

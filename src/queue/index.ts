@@ -8,12 +8,15 @@
 export { DEFAULT_LEASE_SECONDS, claimEvent, claimEvents, claimReadyStatement, extendLeases } from './claim.js';
 export { deliveryKey, persistDeliveries, type AttemptRecord, type NewEvent } from './enqueue.js';
 export { LeaseLost, eventLeaseLost } from './errors.js';
+export { claimedLifecycleEvent, lifecycleEventOf, storedEventOf, type AcceptedUsage } from './event-forms.js';
 export { EVENTS_TABLE, fencedEvent } from './events-table.js';
+export { afterFailure, type AfterFailure, type FailedOutcome, type Failure, type RetryPolicy } from './engine/index.js';
 export {
   deadLetter,
   markManySettled,
   markSettled,
   markedUnder,
+  recordSettleFailure,
   readOwnedEvent,
   scheduleFetchRetry,
   scheduleRetry,

@@ -1,5 +1,16 @@
 import type { Queryable } from '../db/pool.js';
-import { deadLetter as deadLetterRow, fenceSql, readBack, retryLater, writeFenced, type RetryVariant } from './engine/index.js';
+import {
+  deadLetter as deadLetterRow,
+  fenceSql,
+  readBack,
+  recordFailure,
+  retryLater,
+  writeFenced,
+  type FailedOutcome,
+  type Failure,
+  type RetryPolicy,
+  type RetryVariant,
+} from './engine/index.js';
 import { eventLeaseLost } from './errors.js';
 import { EVENTS_TABLE, fencedEvent } from './events-table.js';
 import { claimOf, ERROR_TEXT_MAX_LENGTH, type ClaimedEvent, type EventClaim } from './types.js';
@@ -79,6 +90,15 @@ export async function markManySettled(tx: Queryable, marks: readonly { claim: Cl
 /** Back to pending after a transient failure, due in `delayMs`, if we still own the claim. */
 export async function scheduleRetry(db: Queryable, claim: Claim, delayMs: number, error: string): Promise<boolean> {
   return retryLater(db, EVENTS_TABLE, fencedEvent(claim), delayMs, errorText(error));
+}
+
+/**
+ * A failed settle attempt, recorded by the engine's rule: back to pending with the
+ * policy's backoff, or dead-lettered (after its attempts, or at once when permanent);
+ * fenced, so a claim another worker took over records nothing ('lease_lost').
+ */
+export async function recordSettleFailure(db: Queryable, claim: Claim, policy: RetryPolicy, failure: Failure, error: string): Promise<FailedOutcome> {
+  return recordFailure(db, EVENTS_TABLE, policy, fencedEvent(claim), failure, errorText(error));
 }
 
 /** Parks the event for an operator. The job's hold stays open: nothing is dropped. */

@@ -1,7 +1,7 @@
 import { InvalidEventError, InvalidJobViewError } from '../lifecycle/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
 import { JobNotFound, SettlementMismatch } from '../ledger/errors.js';
-import { backoff } from '../backoff.js';
+import type { RetryPolicy } from '../queue/index.js';
 import { processConfig } from '../config/index.js';
 
 /**
@@ -27,6 +27,9 @@ export function isPermanent(error: unknown): boolean {
   );
 }
 
-export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
-  return Math.round(backoff(attempt, { floorMs: 'half', firstMs: RETRY_BASE_MS, capMs: RETRY_CAP_MS }, random));
-}
+/** Settling's policy in the queue engine: dead after MAX_SETTLE_ATTEMPTS attempts, or at once when permanent. */
+export const SETTLE_RETRY: RetryPolicy = {
+  backoff: { floorMs: 'half', firstMs: RETRY_BASE_MS, capMs: RETRY_CAP_MS },
+  maxAttempts: MAX_SETTLE_ATTEMPTS,
+  retryForMs: null,
+};

@@ -1,12 +1,11 @@
 import type { Pool } from '../db/pool.js';
 import type { LifecycleEvent } from '../lifecycle/index.js';
-import { InvalidEventError } from '../lifecycle/index.js';
 import { OutcomeUnknown } from '../ledger/errors.js';
 import { settle, type SettleResult } from '../ledger/settle.js';
 import { settleBatch } from '../ledger/settle-batch.js';
 import { failpoint } from '../failpoints.js';
-import { LeaseLost, claimOf, deadLetter, scheduleRetry, type ClaimedEvent } from '../queue/index.js';
-import { MAX_SETTLE_ATTEMPTS, isPermanent, retryDelayMs } from './retry-policy.js';
+import { LeaseLost, claimOf, claimedLifecycleEvent, recordSettleFailure, type ClaimedEvent } from '../queue/index.js';
+import { SETTLE_RETRY, isPermanent } from './retry-policy.js';
 import { prepareUsage } from './usage-fetch.js';
 
 export type EventOutcome =
@@ -16,28 +15,6 @@ export type EventOutcome =
   | { kind: 'lease_lost' }
   /** the provider's object is not this job's: recorded as event_mismatch, nothing billed */
   | { kind: 'usage_mismatch'; field: 'id' | 'model' };
-
-/** The lifecycle event a stored canonical event stands for (usage as accepted). */
-export function lifecycleEventOf(claim: ClaimedEvent): LifecycleEvent {
-  const stored = claim.event;
-  const usage = claim.usage ?? stored.usage;
-  switch (stored.type) {
-    case 'job.started':
-    case 'job.progress':
-      return { type: stored.type };
-    case 'job.completed':
-      if (!usage) throw new InvalidEventError(`event ${claim.event_key} is a completion without usage`);
-      return { type: 'job.completed', usage };
-    case 'job.failed':
-    case 'job.canceled':
-      return usage ? { type: stored.type, usage } : { type: stored.type };
-    case 'job.usage_corrected':
-      if (!usage || !stored.correction) throw new InvalidEventError(`event ${claim.event_key} is a correction without usage or number`);
-      return { type: 'job.usage_corrected', usage, correction: stored.correction };
-    default:
-      throw new InvalidEventError(`event ${claim.event_key} has unknown type ${stored.type}`);
-  }
-}
 
 /**
  * Settles one claimed event and records what happened to it. The outcome is written
@@ -56,7 +33,7 @@ export async function settleEvent(pool: Pool, claim: ClaimedEvent): Promise<Even
       if (step.kind === 'lease_lost') return { kind: 'lease_lost' };
       event = step.event;
     } else {
-      event = lifecycleEventOf(claim);
+      event = claimedLifecycleEvent(claim);
     }
     const result = await settle(pool, { jobId: claim.job_id, event, claim: claimOf(claim) });
     failpoint('worker.after_commit');
@@ -65,12 +42,11 @@ export async function settleEvent(pool: Pool, claim: ClaimedEvent): Promise<Even
     if (error instanceof LeaseLost) return { kind: 'lease_lost' };
     const err = error instanceof Error ? error : new Error(String(error));
     const message = `${err.name}: ${err.message}`;
-    // Both writes are fenced: a claim another worker has taken over records nothing and
-    // is reported lost — its failure is not the event's attempt (issue 11.5).
-    if (isPermanent(err) || claim.attempts >= MAX_SETTLE_ATTEMPTS) {
-      return (await deadLetter(pool, claim, message)) ? { kind: 'dead', error: err } : { kind: 'lease_lost' };
-    }
-    return (await scheduleRetry(pool, claim, retryDelayMs(claim.attempts), message)) ? { kind: 'retry', error: err } : { kind: 'lease_lost' };
+    // claim.attempts counts this attempt (the claim started it). The write is fenced: a
+    // claim another worker has taken over records nothing and is reported lost — its
+    // failure is not the event's attempt (issue 11.5).
+    const next = await recordSettleFailure(pool, claim, SETTLE_RETRY, { attempts: claim.attempts, permanent: isPermanent(err) }, message);
+    return next.kind === 'lease_lost' ? { kind: 'lease_lost' } : { kind: next.kind, error: err };
   }
 }
 
@@ -87,7 +63,7 @@ export async function settleEvents(pool: Pool, claims: ClaimedEvent[]): Promise<
     let event: LifecycleEvent | null = null;
     if (!claim.event.fetch_usage || claim.usage !== null) {
       try {
-        event = lifecycleEventOf(claim);
+        event = claimedLifecycleEvent(claim);
       } catch {
         event = null; // settleEvent dead-letters it with the reason
       }

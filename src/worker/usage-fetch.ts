@@ -1,10 +1,10 @@
 import { backoff } from '../backoff.js';
 import type { Pool } from '../db/pool.js';
 import { InvalidEventError, type LifecycleEvent } from '../lifecycle/index.js';
-import { InvalidUsageError, validateUsage, type Usage } from '../pricing/index.js';
+import { InvalidUsageError, validateUsage } from '../pricing/index.js';
 import { adapterFor } from '../webhooks/adapters/index.js';
 import type { UsageReading, UsageTarget } from '../webhooks/usage-source.js';
-import { scheduleFetchRetry, storeFetchedUsage, type ClaimedEvent } from '../queue/index.js';
+import { lifecycleEventOf, scheduleFetchRetry, storeFetchedUsage, type ClaimedEvent } from '../queue/index.js';
 import { UsageFetchFailed, getJson } from './usage-http.js';
 import { beginUsageFetch, recordFetchMismatch, type FetchContext } from './usage-rows.js';
 import { processConfig } from '../config/index.js';
@@ -46,14 +46,14 @@ export type UsageStep =
  */
 export async function prepareUsage(pool: Pool, claim: ClaimedEvent, timeoutMs = USAGE_FETCH_TIMEOUT_MS): Promise<UsageStep> {
   const start = await beginUsageFetch(pool, claim);
-  if (start.kind === 'terminal') return { kind: 'settle', event: eventWithoutFetch(claim) };
-  if (start.kind === 'stored') return { kind: 'settle', event: eventWithUsage(claim, start.usage) };
+  if (start.kind === 'terminal') return { kind: 'settle', event: lifecycleEventOf(claim.event, claim.event_key, { from: 'not_fetched' }) };
+  if (start.kind === 'stored') return { kind: 'settle', event: lifecycleEventOf(claim.event, claim.event_key, { from: 'fetched', usage: start.usage }) };
 
   const reading = await fetchUsage(claim, start.context, timeoutMs);
   switch (reading.kind) {
     case 'usage':
       if (!(await storeFetchedUsage(pool, claim, reading.usage))) return { kind: 'lease_lost' };
-      return { kind: 'settle', event: eventWithUsage(claim, reading.usage) };
+      return { kind: 'settle', event: lifecycleEventOf(claim.event, claim.event_key, { from: 'fetched', usage: reading.usage }) };
     case 'mismatch':
       await recordFetchMismatch(pool, claim, start.context, reading);
       return { kind: 'mismatch', field: reading.field };
@@ -91,28 +91,4 @@ async function fetchUsage(claim: ClaimedEvent, context: FetchContext, timeoutMs:
     if (error instanceof InvalidUsageError) return { kind: 'retry', why: `the answer's usage is not usable: ${error.message}` };
     throw error;
   }
-}
-
-/** The lifecycle event with the fetched usage (null: the provider reported none). */
-function eventWithUsage(claim: ClaimedEvent, usage: Usage | null): LifecycleEvent {
-  const type = claim.event.type;
-  switch (type) {
-    case 'job.completed':
-      if (usage === null) throw new InvalidEventError(`event ${claim.event_key} is a completion whose fetched usage is empty`);
-      return { type, usage };
-    case 'job.failed':
-    case 'job.canceled':
-      return usage === null ? { type } : { type, usage };
-    default:
-      throw new InvalidEventError(`event ${claim.event_key} of type ${type} does not fetch usage`);
-  }
-}
-
-/**
- * For a job already captured or released: decide() records such an event as no effect
- * (raising late_success_after_release for a completion after a release) and never reads
- * its usage, so none is fetched. Terminal states are final, so this cannot race.
- */
-function eventWithoutFetch(claim: ClaimedEvent): LifecycleEvent {
-  return claim.event.type === 'job.completed' ? { type: 'job.completed', usage: {} } : eventWithUsage(claim, null);
 }
