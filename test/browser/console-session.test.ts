@@ -57,21 +57,33 @@ async function watchedPage(context: BrowserContext) {
   return { page, problems };
 }
 
+/**
+ * Each navigation waits for its page to settle before the next one: leaving a page while
+ * its icon still loads aborts that request, which would count as a failure of the test's
+ * making.
+ */
+async function settle(page: Page) {
+  await page.waitForLoadState('networkidle');
+}
+
 async function signIn(page: Page, credential: string) {
   await page.goto(`${server.url}/console/sign-in`);
+  await settle(page);
   await page.fill('#token', credential);
   await Promise.all([page.waitForURL(`${server.url}/console`), page.click('button[type=submit]')]);
+  await settle(page);
 }
 
 /** Opens each page and waits for it to settle (charts drawn, every file loaded). */
 async function visitAll(page: Page, paths: string[], prefix: string) {
   for (const path of paths) {
     const response = await page.goto(`${server.url}${path}`);
-    await page.waitForLoadState('networkidle');
+    await settle(page);
     expect(response?.status(), path).toBe(200);
     expect(page.url(), path).toBe(`${server.url}${path}`);
     expect(await page.locator('link[rel=icon]').getAttribute('href'), path).toBe('/console/assets/favicon.svg');
-    await page.screenshot({ path: `${SCREENS}${prefix}${path.replace(/^\/console\/?/, '').replace(/\//g, '-') || 'overview'}.png`, fullPage: true });
+    const name = path.replace(/^\/console\/?/, '').replace(/[0-9a-f-]{36}/, 'one').replace(/\//g, '-') || 'overview';
+    await page.screenshot({ path: `${SCREENS}${prefix}${name}.png`, fullPage: true });
   }
 }
 
@@ -96,9 +108,11 @@ async function sessionCookie(context: BrowserContext, credential: string) {
 /** Signs out with the nav's button, puts the old cookie back, and finds it opens nothing. */
 async function signOutAndReplay(context: BrowserContext, page: Page, cookie: Awaited<ReturnType<typeof sessionCookie>>) {
   await Promise.all([page.waitForURL(`${server.url}/console/sign-in`), page.click('button:has-text("Sign out")')]);
+  await settle(page);
   expect(await context.cookies()).toEqual([]);
   await context.addCookies([cookie]);
   await page.goto(`${server.url}/console/wallets`);
+  await settle(page);
   expect(page.url()).toBe(`${server.url}/console/sign-in`);
   expect(await page.textContent('main, form')).not.toContain(acme.walletId);
   // And outside the browser: the old value gets the sign-in page, not data.

@@ -80,7 +80,7 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
           <div class="value">${money(wallet.available, wallet.currency)}</div>
         </div>
       </div>
-      <dl class="facts" style="margin-top:.75rem">
+      <dl class="facts after-cards">
         <dt>Wallet</dt>
         <dd class="mono">${wallet.id}</dd>
         <dt>Tenant</dt>
