@@ -5,12 +5,10 @@
  *   is the worker's to-do item; 2xx to the provider means it is durable, not settled.
  * - **event sequence** — webhook_events.seq, numbered by intake under the job's row lock
  *   (jobs.event_seq): a job's events settle in that order, one at a time.
- * - **claim** — a worker taking an event to settle: state `processing` with a lease and a
- *   fresh fencing token, under FOR UPDATE SKIP LOCKED.
- * - **lease** — how long a claim is the claimer's (lease_until). A live worker extends it;
- *   a dead worker's claims become claimable again when it runs out.
- * - **fencing token** — a number from one sequence, new at every claim. Every later write to
- *   the event names it, so a worker whose lease ran out writes nothing (LeaseLost).
+ * - **claim**, **lease**, **fencing token** — the queue engine's (engine/table.ts): a claim
+ *   takes an event to `processing` with a lease (lease_until) and a fresh token from
+ *   fencing_tokens; every later write names the token, so a worker whose lease ran out
+ *   writes nothing (LeaseLost).
  * - **attempt** — one try at settling (webhook_events.attempts): starts when a claim takes a
  *   pending event, ends settled, retried with backoff or dead-lettered.
  */
