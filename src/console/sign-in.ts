@@ -28,7 +28,7 @@ export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
 export class SignInLimited extends Error {
   readonly statusCode = 429;
   constructor(readonly retryAfter: string) {
-    super(`too many sign-in attempts from your address: try again in ${retryAfter}`);
+    super(`Too many sign-in attempts from your address: try again in ${retryAfter}`);
     this.name = 'SignInLimited';
   }
 }

@@ -15,11 +15,10 @@ import { ADMIN_TOKEN } from '../support/server.js';
  * compare with the database's clock), when its API key is revoked or the admin token
  * changes; every console POST needs a same-origin browser; sign-in is rate limited.
  */
-process.env.TALLY_ADMIN_TOKEN = ADMIN_TOKEN;
 const db = await freshDatabase();
 const serverSecret = randomBytes(32);
 /** An app on the test's database; the admin token is the one it is configured with. */
-const appWith = (adminToken: string) => buildApp({ pool: db.pool, logLevel: 'silent', serverSecret, checkResponses: true, settings: { adminToken } } as Parameters<typeof buildApp>[0]);
+const appWith = (adminToken: string) => buildApp({ pool: db.pool, logLevel: 'silent', serverSecret, checkResponses: true, settings: { adminToken } });
 let app: FastifyInstance;
 let tenant: { id: string; api_key: string };
 
@@ -173,14 +172,12 @@ describe('console sessions', () => {
     const { cookie } = await signIn(ADMIN_TOKEN);
     expect((await open(cookie, '/console/tenants')).statusCode).toBe(200);
     // The server restarted with another admin token, same database and server secret.
-    process.env.TALLY_ADMIN_TOKEN = 'a-new-admin-token';
     const restarted = await appWith('a-new-admin-token');
     try {
       const answer = await restarted.inject({ method: 'GET', url: '/console/tenants', headers: { host: HOST, cookie } });
       expect(answer.statusCode).toBe(303);
       expect(answer.headers.location).toBe('/console/sign-in');
     } finally {
-      process.env.TALLY_ADMIN_TOKEN = ADMIN_TOKEN;
       await restarted.close();
     }
     // Going back to the old token does not revive the session: it was deleted when found dead.
@@ -243,7 +240,7 @@ describe('console sign-in', () => {
     expect(limited.statusCode).toBe(429);
     expect(limited.headers['content-type']).toContain('text/html');
     expect(limited.headers['retry-after']).toBeDefined();
-    expect(limited.body).toContain('too many sign-in attempts from your address');
+    expect(limited.body).toContain('Too many sign-in attempts from your address');
     expect(limited.headers['set-cookie']).toBeUndefined();
     // Another address is not held back by this one.
     expect((await attempt('10.7.7.8', ADMIN_TOKEN)).headers.location).toBe('/console');
