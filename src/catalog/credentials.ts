@@ -46,7 +46,11 @@ const LOOK_UP_API_KEY = `
 export type CredentialPrincipal = { kind: 'admin' } | { kind: 'tenant'; tenantId: string; apiKeyId: string };
 
 /** The principal of a bearer credential, or null for none; `adminToken` is the one in force (unset: no admin). */
-export async function principalOfCredential(db: Queryable, token: string, adminToken: string | undefined): Promise<CredentialPrincipal | null> {
+export async function principalOfCredential(
+  db: Queryable,
+  token: string,
+  adminToken: string | undefined,
+): Promise<CredentialPrincipal | null> {
   if (adminToken && sameSecret(token, adminToken)) return { kind: 'admin' };
   if (!token.startsWith(API_KEY_PREFIX)) return null;
   const result = await db.query<{ id: string; tenant_id: string }>(LOOK_UP_API_KEY, [hashApiKey(token)]);

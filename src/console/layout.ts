@@ -64,8 +64,7 @@ export function page(title: string, context: PageContext | null, body: Html, opt
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Tally</title>
-        ${head()}
-        ${(options.scripts ?? []).length > 0 ? html`<link rel="stylesheet" href="/console/assets/uPlot.min.css" />` : ''}
+        ${head()} ${(options.scripts ?? []).length > 0 ? html`<link rel="stylesheet" href="/console/assets/uPlot.min.css" />` : ''}
       </head>
       <body>
         ${nav}

@@ -120,4 +120,3 @@ function adminOnly(handler: PageHandler): PageHandler {
     return handler(pageRequest);
   };
 }
-

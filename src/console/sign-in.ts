@@ -42,7 +42,11 @@ export function crossSiteRefusal(reply: FastifyReply, context: PageContext | nul
   return htmlAnswer(
     reply,
     403,
-    errorPage(context, 403, 'This form did not come from a console page (no matching Origin or Sec-Fetch-Site), so it was refused. Open the console and try again.'),
+    errorPage(
+      context,
+      403,
+      'This form did not come from a console page (no matching Origin or Sec-Fetch-Site), so it was refused. Open the console and try again.',
+    ),
   );
 }
 
@@ -50,7 +54,12 @@ export function crossSiteRefusal(reply: FastifyReply, context: PageContext | nul
 export async function sessionPrincipal(request: FastifyRequest, db: Queryable): Promise<Principal | null> {
   const id = sessionIdOf(request);
   if (!id) return null;
-  const found = await useSession(db, hashSessionId(id), adminFingerprint(request.server.serverSecret, request.server.apiSettings.adminToken), SESSION_LIFETIME);
+  const found = await useSession(
+    db,
+    hashSessionId(id),
+    adminFingerprint(request.server.serverSecret, request.server.apiSettings.adminToken),
+    SESSION_LIFETIME,
+  );
   if (!found) return null;
   return found.kind === 'admin' ? found : { kind: 'tenant', tenantId: found.tenantId };
 }
@@ -83,7 +92,8 @@ export function signInRoutes(scope: FastifyInstance, db: Queryable): void {
       await insertSession(db, {
         idHash: hashSessionId(id),
         principal,
-        adminFingerprint: principal.kind === 'admin' ? adminFingerprint(request.server.serverSecret, request.server.apiSettings.adminToken) : null,
+        adminFingerprint:
+          principal.kind === 'admin' ? adminFingerprint(request.server.serverSecret, request.server.apiSettings.adminToken) : null,
         lifetime: SESSION_LIFETIME,
       });
       setSessionCookie(request, reply, id, SESSION_LIFETIME);
@@ -119,7 +129,10 @@ function signInPage(failed: boolean): Html {
           <label for="token">Admin token or tenant API key</label>
           <input id="token" name="token" type="password" autocomplete="current-password" required autofocus />
           <p><button class="primary" type="submit">Sign in</button></p>
-          <p class="muted">The operator sees everything; a tenant signing in with its API key sees only its own wallets and jobs. A session ends at sign-out, after 30 minutes unused, or 12 hours after signing in.</p>
+          <p class="muted">
+            The operator sees everything; a tenant signing in with its API key sees only its own wallets and jobs. A session ends at
+            sign-out, after 30 minutes unused, or 12 hours after signing in.
+          </p>
         </form>
       </body>
     </html>`;

@@ -27,7 +27,8 @@ let acme: World;
 let jobId: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`);
   await mkdir(SCREENS, { recursive: true });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   acme = await createWorld(admin, { credit: '100.00' });
@@ -82,7 +83,11 @@ async function visitAll(page: Page, paths: string[], prefix: string) {
     expect(response?.status(), path).toBe(200);
     expect(page.url(), path).toBe(`${server.url}${path}`);
     expect(await page.locator('link[rel=icon]').getAttribute('href'), path).toBe('/console/assets/favicon.svg');
-    const name = path.replace(/^\/console\/?/, '').replace(/[0-9a-f-]{36}/, 'one').replace(/\//g, '-') || 'overview';
+    const name =
+      path
+        .replace(/^\/console\/?/, '')
+        .replace(/[0-9a-f-]{36}/, 'one')
+        .replace(/\//g, '-') || 'overview';
     await page.screenshot({ path: `${SCREENS}${prefix}${name}.png`, fullPage: true });
   }
 }
@@ -92,7 +97,12 @@ async function sessionCookie(context: BrowserContext, credential: string) {
   const cookies = await context.cookies();
   expect(cookies.map((c) => c.name)).toEqual(['tally_console']);
   const cookie = cookies[0]!;
-  for (const form of [credential, Buffer.from(credential).toString('base64'), Buffer.from(credential).toString('base64url'), encodeURIComponent(credential)]) {
+  for (const form of [
+    credential,
+    Buffer.from(credential).toString('base64'),
+    Buffer.from(credential).toString('base64url'),
+    encodeURIComponent(credential),
+  ]) {
     expect(cookie.value).not.toContain(form);
     expect(form).not.toContain(cookie.value);
   }
@@ -116,7 +126,10 @@ async function signOutAndReplay(context: BrowserContext, page: Page, cookie: Awa
   expect(page.url()).toBe(`${server.url}/console/sign-in`);
   expect(await page.textContent('main, form')).not.toContain(acme.walletId);
   // And outside the browser: the old value gets the sign-in page, not data.
-  const replay = await fetch(`${server.url}/console/wallets/${acme.walletId}`, { headers: { cookie: `tally_console=${cookie.value}` }, redirect: 'manual' });
+  const replay = await fetch(`${server.url}/console/wallets/${acme.walletId}`, {
+    headers: { cookie: `tally_console=${cookie.value}` },
+    redirect: 'manual',
+  });
   expect(replay.status).toBe(303);
   expect(replay.headers.get('location')).toBe('/console/sign-in');
   expect(await replay.text()).not.toContain(acme.walletId);
@@ -164,7 +177,11 @@ describe('every console page in Chromium', () => {
     const { page, problems } = await watchedPage(context);
     await signIn(page, acme.apiKey);
     const cookie = await sessionCookie(context, acme.apiKey);
-    await visitAll(page, ['/console', '/console/wallets', `/console/wallets/${acme.walletId}`, '/console/jobs', `/console/jobs/${jobId}`], 'tenant-');
+    await visitAll(
+      page,
+      ['/console', '/console/wallets', `/console/wallets/${acme.walletId}`, '/console/jobs', `/console/jobs/${jobId}`],
+      'tenant-',
+    );
     expect(problems).toEqual([]);
     await signOutAndReplay(context, page, cookie);
     expect(problems).toEqual([]);

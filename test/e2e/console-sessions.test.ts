@@ -18,7 +18,8 @@ import { ADMIN_TOKEN } from '../support/server.js';
 const db = await freshDatabase();
 const serverSecret = randomBytes(32);
 /** An app on the test's database; the admin token is the one it is configured with. */
-const appWith = (adminToken: string) => buildApp({ pool: db.pool, logLevel: 'silent', serverSecret, checkResponses: true, settings: { adminToken } });
+const appWith = (adminToken: string) =>
+  buildApp({ pool: db.pool, logLevel: 'silent', serverSecret, checkResponses: true, settings: { adminToken } });
 let app: FastifyInstance;
 let tenant: { id: string; api_key: string };
 
@@ -29,7 +30,12 @@ let nextAddress = 1;
 
 beforeAll(async () => {
   app = await appWith(ADMIN_TOKEN);
-  const made = await app.inject({ method: 'POST', url: '/v1/tenants', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { name: 'acme' } });
+  const made = await app.inject({
+    method: 'POST',
+    url: '/v1/tenants',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    payload: { name: 'acme' },
+  });
   expect(made.statusCode).toBe(201);
   tenant = made.json();
 });
@@ -114,12 +120,17 @@ describe('console sessions', () => {
     const { id, cookie } = await signIn(tenant.api_key);
     await db.pool.query(`update console_sessions set idle_expires_at = now() + interval '1 minute' where id_hash = $1`, [hashOf(id)]);
     expect((await open(cookie)).statusCode).toBe(200);
-    const slid = await db.pool.query(`select extract(epoch from idle_expires_at - now())::int as left from console_sessions where id_hash = $1`, [hashOf(id)]);
+    const slid = await db.pool.query(
+      `select extract(epoch from idle_expires_at - now())::int as left from console_sessions where id_hash = $1`,
+      [hashOf(id)],
+    );
     expect(slid.rows[0].left).toBeGreaterThan(1700);
     // Near its absolute end, a use moves the idle expiry only up to it.
     await db.pool.query(`update console_sessions set expires_at = now() + interval '5 minutes' where id_hash = $1`, [hashOf(id)]);
     expect((await open(cookie)).statusCode).toBe(200);
-    const capped = await db.pool.query(`select idle_expires_at = expires_at as capped from console_sessions where id_hash = $1`, [hashOf(id)]);
+    const capped = await db.pool.query(`select idle_expires_at = expires_at as capped from console_sessions where id_hash = $1`, [
+      hashOf(id),
+    ]);
     expect(capped.rows[0].capped).toBe(true);
 
     await db.pool.query(`update console_sessions set idle_expires_at = now() - interval '1 second' where id_hash = $1`, [hashOf(id)]);
@@ -159,7 +170,11 @@ describe('console sessions', () => {
     const { cookie } = await signIn(key.api_key);
     const other = await signIn(tenant.api_key);
     expect((await open(cookie)).statusCode).toBe(200);
-    const revoked = await app.inject({ method: 'DELETE', url: `/v1/api-keys/${key.id}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const revoked = await app.inject({
+      method: 'DELETE',
+      url: `/v1/api-keys/${key.id}`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(revoked.statusCode).toBe(200);
     const answer = await open(cookie);
     expect(answer.statusCode).toBe(303);
@@ -257,7 +272,11 @@ describe("the console's in-process principal", () => {
     expect(answer.status).toBe(401);
     expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
     // In process, a ticket no console call issued is refused too.
-    const forged = await app.inject({ method: 'GET', url: '/v1/tenants', headers: { [IN_PROCESS_HEADER]: randomBytes(32).toString('base64url') } });
+    const forged = await app.inject({
+      method: 'GET',
+      url: '/v1/tenants',
+      headers: { [IN_PROCESS_HEADER]: randomBytes(32).toString('base64url') },
+    });
     expect(forged.statusCode).toBe(401);
   });
 });
