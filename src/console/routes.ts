@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import formbody from '@fastify/formbody';
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../db/pool.js';
 import { ConsoleApi, ConsoleApiError } from './api.js';
 import { errorPage, SECURITY_HEADERS, type PageContext } from './layout.js';
 import { clearSessionCookie, sameOrigin } from './session.js';
-import { crossSiteRefusal, htmlAnswer, sessionPrincipal, signInRoutes, SignInLimited } from './sign-in.js';
+import { crossSiteRefusal, sessionPrincipal, signInRoutes } from './sign-in.js';
 import type { PageHandler } from './page-handler.js';
 import { overviewPage } from './pages/overview.js';
 import { tenantPage, tenantsPage } from './pages/tenants.js';
@@ -38,13 +37,6 @@ function assets(): Map<string, { body: Buffer; type: string }> {
 export async function consoleRoutes(app: FastifyInstance, db: Queryable): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(formbody);
-    // Only routes that ask for it (the sign-in) are limited.
-    await scope.register(rateLimit, { global: false });
-    // A page for the sign-in limit; every other error goes on to the API's handler.
-    scope.setErrorHandler(async (error, _request, reply) => {
-      if (!(error instanceof SignInLimited)) throw error;
-      return htmlAnswer(reply, 429, errorPage(null, 429, `${error.message}.`));
-    });
     const files = assets();
 
     scope.get('/console/assets/:name', { schema: { hide: true } }, async (request, reply) => {

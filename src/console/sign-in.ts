@@ -5,6 +5,7 @@ import type { Queryable } from '../db/pool.js';
 import { html, type Html } from './html.js';
 import { errorPage, head, SECURITY_HEADERS, type PageContext } from './layout.js';
 import { deleteExpiredSessions, deleteSession, insertSession, useSession } from './session-store.js';
+import { SignInLimiter } from './sign-in-limit.js';
 import {
   adminFingerprint,
   clearSessionCookie,
@@ -15,23 +16,6 @@ import {
   sessionIdOf,
   setSessionCookie,
 } from './session.js';
-
-/**
- * Sign-in attempts per client address and minute, successful or not (@fastify/rate-limit,
- * in this process's memory). The address is the socket's (trustProxy is off): behind a
- * proxy every browser shares the proxy's address, so the limit is then the whole
- * console's, which errs on the side of guessing less.
- */
-export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
-
-/** The error @fastify/rate-limit throws past the limit; the console's error handler renders it. */
-export class SignInLimited extends Error {
-  readonly statusCode = 429;
-  constructor(readonly retryAfter: string) {
-    super(`Too many sign-in attempts from your address: try again in ${retryAfter}`);
-    this.name = 'SignInLimited';
-  }
-}
 
 export function htmlAnswer(reply: FastifyReply, status: number, body: Html): FastifyReply {
   return reply.code(status).headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(body.text);
@@ -64,42 +48,39 @@ export async function sessionPrincipal(request: FastifyRequest, db: Queryable): 
   return found.kind === 'admin' ? found : { kind: 'tenant', tenantId: found.tenantId };
 }
 
-export function signInRoutes(scope: FastifyInstance, db: Queryable): void {
+export function signInRoutes(scope: FastifyInstance, db: Queryable, limiter = new SignInLimiter()): void {
   scope.get('/console/sign-in', { schema: { hide: true } }, async (request, reply) => {
     const failed = (request.query as { failed?: string }).failed !== undefined;
     return htmlAnswer(reply, 200, signInPage(failed));
   });
 
-  scope.post(
-    '/console/sign-in',
-    {
-      schema: { hide: true },
-      config: {
-        rateLimit: {
-          max: SIGN_IN_ATTEMPTS_PER_MINUTE,
-          timeWindow: 60_000,
-          errorResponseBuilder: (_request: FastifyRequest, context: { after: string }) => new SignInLimited(context.after),
-        },
-      },
-    },
-    async (request, reply) => {
-      if (!sameOrigin(request)) return crossSiteRefusal(reply, null);
-      const credential = String((request.body as { token?: string } | null)?.token ?? '').trim();
-      const principal = credential ? await principalOfCredential(db, credential, request.server.apiSettings.adminToken ?? undefined) : null;
-      if (!principal) return reply.redirect('/console/sign-in?failed', 303);
-      await deleteExpiredSessions(db);
-      const id = newSessionId();
-      await insertSession(db, {
-        idHash: hashSessionId(id),
-        principal,
-        adminFingerprint:
-          principal.kind === 'admin' ? adminFingerprint(request.server.serverSecret, request.server.apiSettings.adminToken) : null,
-        lifetime: SESSION_LIFETIME,
-      });
-      setSessionCookie(request, reply, id, SESSION_LIFETIME);
-      return reply.redirect('/console', 303);
-    },
-  );
+  scope.post('/console/sign-in', { schema: { hide: true } }, async (request, reply) => {
+    if (!sameOrigin(request)) return crossSiteRefusal(reply, null);
+    // Checked before the credential is looked at: past the limit, a right guess is refused too.
+    const retryAfter = limiter.retryAfterSeconds(request.ip);
+    if (retryAfter > 0) {
+      reply.header('retry-after', String(retryAfter));
+      const wait = `${retryAfter} second${retryAfter === 1 ? '' : 's'}`;
+      return htmlAnswer(reply, 429, errorPage(null, 429, `Too many failed sign-ins from your address: try again in ${wait}.`));
+    }
+    const credential = String((request.body as { token?: string } | null)?.token ?? '').trim();
+    const principal = credential ? await principalOfCredential(db, credential, request.server.apiSettings.adminToken ?? undefined) : null;
+    if (!principal) {
+      limiter.recordFailure(request.ip);
+      return reply.redirect('/console/sign-in?failed', 303);
+    }
+    await deleteExpiredSessions(db);
+    const id = newSessionId();
+    await insertSession(db, {
+      idHash: hashSessionId(id),
+      principal,
+      adminFingerprint:
+        principal.kind === 'admin' ? adminFingerprint(request.server.serverSecret, request.server.apiSettings.adminToken) : null,
+      lifetime: SESSION_LIFETIME,
+    });
+    setSessionCookie(request, reply, id, SESSION_LIFETIME);
+    return reply.redirect('/console', 303);
+  });
 
   // Checked like every other POST: a forged sign-out would be a nuisance, not a leak, but
   // no console POST is taken from another site.

@@ -102,11 +102,7 @@ async function visit(page: Page, path: string, name: string) {
   return response;
 }
 
-/**
- * Each test signs in once. The server takes SIGN_IN_ATTEMPTS_PER_MINUTE (10) sign-ins a minute
- * from one address, and every test here comes from 127.0.0.1: a file with more sign-ins than
- * that shares a session between tests or starts its own server (console-session.test.ts does).
- */
+/** Each test signs in once (only failed sign-ins are limited, console/sign-in-limit.ts). */
 async function signIn(page: Page, credential: string) {
   await page.goto(`${server.url}/`);
   await expect.poll(() => page.url()).toContain('/console/sign-in');

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { IN_PROCESS_HEADER } from '../../src/principal.js';
-import { SIGN_IN_ATTEMPTS_PER_MINUTE } from '../../src/console/sign-in.js';
+import { FAILED_SIGN_INS_PER_MINUTE } from '../../src/console/sign-in-limit.js';
 import { freshDatabase } from '../support/database.js';
 import { ADMIN_TOKEN } from '../support/server.js';
 
@@ -243,10 +243,14 @@ describe('console POSTs from elsewhere', () => {
 });
 
 describe('console sign-in', () => {
-  it(`is limited to ${SIGN_IN_ATTEMPTS_PER_MINUTE} attempts a minute per client address, with a page saying so`, async () => {
+  it(`is limited to ${FAILED_SIGN_INS_PER_MINUTE} failed attempts a minute per client address, with a page saying so`, async () => {
     const attempt = (remoteAddress: string, token: string) =>
       app.inject({ method: 'POST', url: '/console/sign-in', remoteAddress, headers: FROM_CONSOLE, payload: { token } });
-    for (let i = 0; i < SIGN_IN_ATTEMPTS_PER_MINUTE; i++) {
+    // Successful sign-ins never count: an operator (or a test suite) signing in often is not locked out.
+    for (let i = 0; i < FAILED_SIGN_INS_PER_MINUTE + 5; i++) {
+      expect((await attempt('10.7.7.7', ADMIN_TOKEN)).headers.location).toBe('/console');
+    }
+    for (let i = 0; i < FAILED_SIGN_INS_PER_MINUTE; i++) {
       const answer = await attempt('10.7.7.7', `wrong-${i}`);
       expect(answer.headers.location).toBe('/console/sign-in?failed');
     }
@@ -254,8 +258,9 @@ describe('console sign-in', () => {
     const limited = await attempt('10.7.7.7', ADMIN_TOKEN);
     expect(limited.statusCode).toBe(429);
     expect(limited.headers['content-type']).toContain('text/html');
-    expect(limited.headers['retry-after']).toBeDefined();
-    expect(limited.body).toContain('Too many sign-in attempts from your address');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(limited.body).toContain('Too many failed sign-ins from your address');
     expect(limited.headers['set-cookie']).toBeUndefined();
     // Another address is not held back by this one.
     expect((await attempt('10.7.7.8', ADMIN_TOKEN)).headers.location).toBe('/console');
