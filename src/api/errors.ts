@@ -42,11 +42,20 @@ function domainError(raw: unknown): ApiError | null {
   if (error instanceof InvalidAmountError) return new ApiError(400, 'invalid_amount', error.message);
   if (error instanceof AmountOutOfRange) return new ApiError(422, 'amount_out_of_range', error.message);
   if (error instanceof NumericOutOfRange) {
-    return new ApiError(422, 'amount_out_of_range', `a value is beyond what Tally stores (amounts and balances up to ${formatAmount(MAX_AMOUNT_MICROS)}); nothing was written`);
+    return new ApiError(
+      422,
+      'amount_out_of_range',
+      `a value is beyond what Tally stores (amounts and balances up to ${formatAmount(MAX_AMOUNT_MICROS)}); nothing was written`,
+    );
   }
   if (error instanceof InvalidUsageError) return new ApiError(400, 'invalid_usage', error.message);
   if (error instanceof InvalidPolicyError) return new ApiError(400, 'invalid_policy', error.message);
-  if (error instanceof InsufficientFunds) return new ApiError(402, 'insufficient_funds', 'the wallet\'s available balance does not cover this job\'s reservation; nothing was reserved');
+  if (error instanceof InsufficientFunds)
+    return new ApiError(
+      402,
+      'insufficient_funds',
+      "the wallet's available balance does not cover this job's reservation; nothing was reserved",
+    );
   if (error instanceof SpendLimitReached) return new ApiError(402, 'spend_limit_reached', error.message);
   if (error instanceof InvalidLimits) return new ApiError(422, 'invalid_limits', error.message);
   if (error instanceof NoPrice) return new ApiError(422, 'no_price', error.message);
@@ -143,18 +152,56 @@ export function installErrorHandler(app: FastifyInstance): void {
  * Requests Node's HTTP parser refuses before Fastify sees them (a malformed header, two
  * Content-Lengths, headers over the size limit): answered in the usual error shape, and
  * the connection closed, since what follows on it cannot be trusted.
+ *
+ * Closed by a lingering close (RFC 9112 §9.6): our side is half-closed after the answer
+ * and what the client still sends is read and dropped until it closes its side, up to
+ * DRAIN_LIMIT_BYTES. Destroyed at the next chunk instead (as before), the socket closed
+ * with unread data and the kernel answered it with a reset; a client still sending its
+ * body (in CLOSE_WAIT after our FIN) then had its write fail with EPIPE, and Node's
+ * client sockets discard what they had not yet read on a write error — the answer.
  */
 export function clientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) {
+    socket.destroy();
+    return;
+  }
+  // Node's parser reports its error again for every chunk that follows: answered already,
+  // those chunks are what the lingering close drains.
+  if (socket.writableEnded) return;
+  if (!socket.writable) {
     socket.destroy(error);
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
   const [status, reason, body] = tooLarge
-    ? [431, 'Request Header Fields Too Large', errorBody('headers_too_large', 'the request headers are larger than the server accepts (16 KiB)')]
-    : [400, 'Bad Request', errorBody('malformed_request', 'the request is not well-formed HTTP/1.1 (a header, its line or Content-Length is malformed)')];
+    ? [
+        431,
+        'Request Header Fields Too Large',
+        errorBody('headers_too_large', 'the request headers are larger than the server accepts (16 KiB)'),
+      ]
+    : [
+        400,
+        'Bad Request',
+        errorBody('malformed_request', 'the request is not well-formed HTTP/1.1 (a header, its line or Content-Length is malformed)'),
+      ];
   const json = JSON.stringify(body);
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(json)}\r\nconnection: close\r\n\r\n${json}`,
   );
+  lingeringClose(socket);
 }
+
+/** Reads and drops what the client still sends until it closes, within a bound of bytes and of idle time. */
+function lingeringClose(socket: Socket): void {
+  let seen = 0;
+  socket.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > DRAIN_LIMIT_BYTES) socket.destroy();
+  });
+  socket.once('end', () => socket.destroy());
+  // A client that neither sends nor closes does not hold the socket.
+  socket.setTimeout(LINGER_IDLE_MS, () => socket.destroy());
+  socket.resume();
+}
+
+const LINGER_IDLE_MS = 5_000;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { startEmbedded, type EmbeddedServer } from '../../src/dev-db/server.js';
 import { createPool } from '../../src/db/pool.js';
 import { migrate } from '../../src/db/migrate.js';
 import { TEMPLATE_DATABASE } from './names.js';
+import { RUN_MARK, stopStrayServers } from './stray-servers.js';
 
 /**
  * One PostgreSQL per test run: DATABASE_URL when given, otherwise an embedded server
@@ -16,6 +18,8 @@ let server: EmbeddedServer | null = null;
 let dataDir: string | null = null;
 
 export async function setup(project: TestProject): Promise<void> {
+  // Inherited by every worker, every child and every server they start (see stray-servers.ts).
+  process.env[RUN_MARK] = randomUUID();
   let url = process.env.DATABASE_URL;
   if (!url) {
     dataDir = await mkdtemp(join(tmpdir(), 'tally-test-'));
@@ -38,6 +42,12 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   await server?.stop();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  const strays = await stopStrayServers(process.env[RUN_MARK]!);
+  if (strays.length > 0) {
+    console.warn(
+      `stopped ${strays.length} process(es) the test run had left running:\n${strays.map((p) => `  ${p.pid} ${p.command.join(' ')}`).join('\n')}`,
+    );
+  }
 }
 
 export function withDatabase(url: string, database: string): string {
