@@ -17,7 +17,7 @@ const NODE_IO = '^(node:)?(fs|net|child_process|http|https|http2|dgram|dns|tls|c
  */
 const COMPOSERS = '^src/(cli|demo)/';
 /** What the domain is made of, below the runners. */
-const DOMAIN = '^src/(money|pricing|lifecycle|funds|ledger|db|dev-db|queue|webhooks|catalog|jobs)/';
+const DOMAIN = '^src/(money|pricing|lifecycle|funds|ledger|db|dev-db|queue|webhooks|catalog|jobs|idempotency)/';
 /** The loops and entry points that drive the domain. */
 const RUNNERS = '^src/(worker|duties|reconcile|intake)/';
 

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool, PoolClient } from '../db/pool.js';
 import { withSavepoint, withTransaction } from '../db/transaction.js';
 import { isUuid } from '../ids.js';
+import { findIdempotentAnswer, insertIdempotentAnswer, tryLockIdempotencyKey } from '../idempotency/keys.js';
 import { principalKey } from './auth.js';
 import { ApiError, errorBody, toApiError } from './errors.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './limits.js';
@@ -18,7 +19,6 @@ export interface ApiResponse {
   status: number;
   body: unknown;
 }
-
 
 /** Statuses of refusals by validation: they store nothing, so a corrected retry may reuse the key. */
 const NOT_STORED = new Set([400, 422]);
@@ -45,21 +45,18 @@ export async function runIdempotent(
   }
   const scope = scopeOf(request, key);
   const sealing = sealingKey(request.server.serverSecret, scope, key);
-  const requestHash = createHash('sha256').update(canonicalJson(request.body ?? null)).digest();
+  const requestHash = createHash('sha256')
+    .update(canonicalJson(request.body ?? null))
+    .digest();
   const outcome = await withTransaction(pool, async (tx) => {
-    const lock = await tx.query<{ locked: boolean }>(
-      `select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked`,
-      [JSON.stringify([scope.principal, scope.method, scope.path, scope.key])],
-    );
-    if (!lock.rows[0]!.locked) {
-      throw new ApiError(409, 'idempotency_key_in_use', 'a request with this Idempotency-Key is still running; retry shortly to get its answer');
+    if (!(await tryLockIdempotencyKey(tx, scope))) {
+      throw new ApiError(
+        409,
+        'idempotency_key_in_use',
+        'a request with this Idempotency-Key is still running; retry shortly to get its answer',
+      );
     }
-    const existing = await tx.query<{ request_hash: Buffer; response_status: number; response_body: unknown }>(
-      `select request_hash, response_status, response_body from idempotency_keys
-       where principal = $1 and method = $2 and path = $3 and key = $4`,
-      [scope.principal, scope.method, scope.path, scope.key],
-    );
-    const first = existing.rows[0];
+    const first = await findIdempotentAnswer(tx, scope);
     if (first) {
       if (!first.request_hash.equals(requestHash)) {
         throw new ApiError(422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; use a new key');
@@ -67,11 +64,7 @@ export async function runIdempotent(
       return { response: { status: first.response_status, body: unseal(first.response_body, sealing, scope, key) }, replayed: true };
     }
     const response = await effectOrStoredError(tx, effect);
-    await tx.query(
-      `insert into idempotency_keys (principal, method, route, path, key, request_hash, response_status, response_body)
-       values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [scope.principal, scope.method, scope.route, scope.path, scope.key, requestHash, response.status, JSON.stringify(seal(response.body, sealing))],
-    );
+    await insertIdempotentAnswer(tx, { ...scope, requestHash, status: response.status, body: seal(response.body, sealing) });
     return { response, replayed: false };
   });
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
@@ -131,7 +124,9 @@ function sealingKey(serverSecret: Buffer, scope: Scope, rawKey: string): Buffer 
 
 /** Answers sealed before version 2 used a key derived from the Idempotency-Key alone. */
 function legacySealingKey(scope: Scope, rawKey: string): Buffer {
-  return createHash('sha256').update(JSON.stringify(['tally-idempotency-v1', scope.principal, scope.method, scope.path, rawKey])).digest();
+  return createHash('sha256')
+    .update(JSON.stringify(['tally-idempotency-v1', scope.principal, scope.method, scope.path, rawKey]))
+    .digest();
 }
 
 interface Sealed {
@@ -183,11 +178,22 @@ export function idempotencyKeyOf(request: FastifyRequest, required: boolean): st
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (key === undefined || key === '') {
-    if (required) throw new ApiError(400, 'idempotency_key_required', `this call requires an Idempotency-Key header (any unique string up to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters)`, 'Idempotency-Key');
+    if (required)
+      throw new ApiError(
+        400,
+        'idempotency_key_required',
+        `this call requires an Idempotency-Key header (any unique string up to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters)`,
+        'Idempotency-Key',
+      );
     return null;
   }
   if (key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new ApiError(400, 'invalid_idempotency_key', `an Idempotency-Key is 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters without spaces`, 'Idempotency-Key');
+    throw new ApiError(
+      400,
+      'invalid_idempotency_key',
+      `an Idempotency-Key is 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters without spaces`,
+      'Idempotency-Key',
+    );
   }
   return key;
 }

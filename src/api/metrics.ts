@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Pool } from '../db/pool.js';
-import { awaitingSql, unsettledSql } from '../queue/index.js';
+import { countSettlementsByChargeType } from '../ledger/settlement-counts.js';
+import { queueDepth } from '../queue/index.js';
 
 export interface Metrics {
   registry: Registry;
@@ -46,30 +47,17 @@ export function createMetrics(pool: Pool): Metrics {
     labelNames: ['charge_type'] as const,
     registers: [registry],
     async collect() {
-      const rows = await pool.query<{ charge_type: string; n: string }>(
-        'select charge_type, count(*)::text as n from settlements group by charge_type',
-      );
+      const counts = await countSettlementsByChargeType(pool);
       this.reset();
-      for (const type of ['capture', 'release', 'adjustment']) {
-        this.set({ charge_type: type }, Number(rows.rows.find((r) => r.charge_type === type)?.n ?? 0));
-      }
+      for (const type of ['capture', 'release', 'adjustment'] as const) this.set({ charge_type: type }, counts.get(type) ?? 0);
     },
   });
-  const queue = async () =>
-    (
-      await pool.query<{ depth: string; dead: string; oldest: number | null }>(
-        `select count(*) filter (where ${unsettledSql()})::text as depth,
-                count(*) filter (where state = 'dead')::text as dead,
-                extract(epoch from now() - min(received_at) filter (where ${unsettledSql()}))::float8 as oldest
-         from webhook_events where ${awaitingSql()}`,
-      )
-    ).rows[0]!;
   new Gauge({
     name: 'tally_queue_depth',
     help: 'Accepted events not yet settled (pending or being processed)',
     registers: [registry],
     async collect() {
-      this.set(Number((await queue()).depth));
+      this.set((await queueDepth(pool)).depth);
     },
   });
   new Gauge({
@@ -77,7 +65,7 @@ export function createMetrics(pool: Pool): Metrics {
     help: 'Age of the oldest accepted event not yet settled; 0 when none',
     registers: [registry],
     async collect() {
-      this.set((await queue()).oldest ?? 0);
+      this.set((await queueDepth(pool)).oldestSeconds ?? 0);
     },
   });
   new Gauge({
@@ -85,7 +73,7 @@ export function createMetrics(pool: Pool): Metrics {
     help: 'Events dead-lettered and waiting for an operator (POST /v1/events/{provider}/{key}/retry)',
     registers: [registry],
     async collect() {
-      this.set(Number((await queue()).dead));
+      this.set((await queueDepth(pool)).dead);
     },
   });
   return { registry, webhooks, settleSeconds };

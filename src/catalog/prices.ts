@@ -77,3 +77,9 @@ export async function latestPriceVersion(db: Queryable, model: string, currency:
   );
   return result.rows[0] ?? null;
 }
+
+/** The version number of a price version (a job's answer names the version it pinned). */
+export async function priceVersionNumber(db: Queryable, id: string): Promise<number> {
+  const result = await db.query<{ version: number }>('select version from price_versions where id = $1', [id]);
+  return result.rows[0]!.version;
+}

@@ -3,6 +3,7 @@ import { settle } from '../ledger/settle.js';
 import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
 import { raiseAlerts } from '../ledger/alerts.js';
 import { CREDIT_ROUTE } from '../ledger/credit.js';
+import { deleteExpiredIdempotencyKeys } from '../idempotency/keys.js';
 import { DEFAULT_POLICY } from '../lifecycle/index.js';
 import { awaitingSql } from '../queue/index.js';
 import { reconcile } from '../reconcile/run.js';
@@ -52,20 +53,20 @@ export async function runDueDuties(pool: Pool, log: DecisionLog): Promise<void> 
   }
   if (await claimDuty(pool, 'hold_expiry')) {
     const flagged = await flagExpiredHolds(pool);
-    if (flagged > 0) log.warn({ holds: flagged }, 'holds open past their expiry with no terminal event; tally reconcile --repair releases them');
+    if (flagged > 0)
+      log.warn({ holds: flagged }, 'holds open past their expiry with no terminal event; tally reconcile --repair releases them');
   }
   if (DUTY_INTERVAL_SECONDS.reconcile > 0 && (await claimDuty(pool, 'reconcile'))) {
     const run = await reconcile(pool, { log });
     const log_ = run.clean ? log.info.bind(log) : log.warn.bind(log);
-    log_({ run: run.id, exceptions: run.exceptions.length }, run.clean ? 'scheduled reconciliation: clean' : 'scheduled reconciliation found exceptions');
+    log_(
+      { run: run.id, exceptions: run.exceptions.length },
+      run.clean ? 'scheduled reconciliation: clean' : 'scheduled reconciliation found exceptions',
+    );
   }
   if (await claimDuty(pool, 'idempotency_cleanup')) {
-    await pool.query(
-      // By route, never by a pattern on a path: a credit's record is kept for ever (its
-      // ledger key derives from the Idempotency-Key), however its URL was spelled.
-      `delete from idempotency_keys where created_at < now() - make_interval(days => $1) and route <> $2`,
-      [IDEMPOTENCY_RETENTION_DAYS, CREDIT_ROUTE],
-    );
+    // A credit's record is kept for ever: its ledger key derives from the Idempotency-Key.
+    await deleteExpiredIdempotencyKeys(pool, IDEMPOTENCY_RETENTION_DAYS, CREDIT_ROUTE);
   }
 }
 

@@ -6,6 +6,7 @@ import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/inde
 import { parsePolicy } from '../lifecycle/index.js';
 import type { AccountRow } from '../ledger/accounts.js';
 import { reserveHold } from '../ledger/hold.js';
+import { insertJob } from '../ledger/job-writes.js';
 import type { JobRow } from './rows.js';
 
 export class NoPrice extends Error {
@@ -61,30 +62,24 @@ export async function submitJob(tx: Queryable, request: SubmitJobRequest): Promi
   if (!Object.keys(limits).some((dimension) => unitPriceOf(book, dimension) !== undefined)) throw new InvalidLimits(pricedDimensions(book));
   const reservation = quote(book, limits).amount;
   if (reservation === 0n) throw new InvalidLimits(pricedDimensions(book), 'zero');
-  if (reservation > MAX_AMOUNT_MICROS) throw new AmountOutOfRange('the reservation for these limits', formatAmount(reservation), formatAmount(MAX_AMOUNT_MICROS));
+  if (reservation > MAX_AMOUNT_MICROS)
+    throw new AmountOutOfRange('the reservation for these limits', formatAmount(reservation), formatAmount(MAX_AMOUNT_MICROS));
   const policy = parsePolicy(request.provider.policies);
   const id = newId();
-  const inserted = await tx.query<JobRow>(
-    `insert into jobs (id, tenant_id, wallet_id, provider, provider_job_ref, model, currency, price_version_id,
-                       limits, state, reserved, hold_expires_at, metadata)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, now() + make_interval(secs => $11), $12)
-     returning *`,
-    [
-      id,
-      request.tenantId,
-      request.wallet.id,
-      request.provider.name,
-      request.providerJobRef ?? null,
-      request.model,
-      request.wallet.currency,
-      price.id,
-      JSON.stringify(limits),
-      reservation.toString(),
-      policy.holdTtlSeconds,
-      JSON.stringify(request.metadata ?? {}),
-    ],
-  );
-  const job = inserted.rows[0]!;
+  const job = await insertJob(tx, {
+    id,
+    tenantId: request.tenantId,
+    walletId: request.wallet.id,
+    provider: request.provider.name,
+    providerJobRef: request.providerJobRef ?? null,
+    model: request.model,
+    currency: request.wallet.currency,
+    priceVersionId: price.id,
+    limits,
+    reserved: reservation,
+    holdTtlSeconds: policy.holdTtlSeconds,
+    metadata: request.metadata ?? {},
+  });
   await reserveHold(tx, {
     jobId: id,
     tenantId: request.tenantId,

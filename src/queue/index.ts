@@ -6,6 +6,8 @@
  * events-table.ts describes webhook_events to it. Terms: types.ts and engine/table.ts.
  */
 export { DEFAULT_LEASE_SECONDS, claimEvent, claimEvents, claimReadyStatement, extendLeases } from './claim.js';
+export { insertDeliveryAttempt } from './attempts.js';
+export { queueDepth, type QueueDepth } from './depth.js';
 export { deliveryKey, persistDeliveries, type AttemptRecord, type NewEvent } from './enqueue.js';
 export { LeaseLost, eventLeaseLost } from './errors.js';
 export { claimedLifecycleEvent, lifecycleEventOf, storedEventOf, type AcceptedUsage } from './event-forms.js';

@@ -5,7 +5,8 @@ import { DEFAULT_LEASE_SECONDS, awaitingEventOf, claimEvent, requeueDead } from 
 import { settleEvent } from '../worker/settle-event.js';
 import { logEventOutcome } from '../worker/outcome-log.js';
 import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
-import { projectionFromEntries, type Finding } from './checks.js';
+import { rebuildProjection } from '../ledger/projection.js';
+import type { Finding } from './checks.js';
 
 export interface RepairAction {
   class: string;
@@ -57,7 +58,7 @@ export async function repair(pool: Pool, findings: Finding[], log?: DecisionLog)
       case 'projection_drift': {
         const { account_id } = finding.objects as { account_id: string };
         await attempt('rebuild_projection', async () => {
-          await rebuildProjection(pool, account_id);
+          await withTransaction(pool, (tx) => rebuildProjection(tx, account_id));
           return 'rebuilt';
         });
         break;
@@ -100,21 +101,4 @@ async function redriveEvent(pool: Pool, provider: string, eventKey: string, dead
   const outcome = await settleEvent(pool, claim);
   if (log) logEventOutcome(log, claim, outcome);
   return outcome.kind === 'settled' ? outcome.result.outcome : outcome.kind;
-}
-
-async function rebuildProjection(pool: Pool, accountId: string): Promise<void> {
-  await withTransaction(pool, async (tx) => {
-    // Lock the account first, so no settlement moves it while we sum. Read committed:
-    // the sums below see every entry committed before the lock was granted, and a
-    // settlement still to come waits for this lock, then adds its own deltas.
-    await tx.query('select id from accounts where id = $1 for update', [accountId]);
-    await tx.query(
-      `update accounts a set
-         debits_pending = coalesce(s.debits_pending, 0), debits_posted = coalesce(s.debits_posted, 0),
-         credits_pending = coalesce(s.credits_pending, 0), credits_posted = coalesce(s.credits_posted, 0)
-       from (select $1::uuid as id) target left join (${projectionFromEntries('$1')}) s on s.account_id = target.id
-       where a.id = target.id`,
-      [accountId],
-    );
-  });
 }

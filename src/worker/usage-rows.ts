@@ -5,7 +5,7 @@ import { decide } from '../lifecycle/index.js';
 import type { ProviderKind } from '../webhooks/adapters/index.js';
 import { newId } from '../ids.js';
 import type { Usage } from '../pricing/index.js';
-import { eventLeaseLost, markSettled, readOwnedEvent, type ClaimedEvent } from '../queue/index.js';
+import { eventLeaseLost, insertDeliveryAttempt, markSettled, readOwnedEvent, type ClaimedEvent } from '../queue/index.js';
 
 /** What the worker needs to fetch a job's usage: read under the job lock, used after commit. */
 export interface FetchContext {
@@ -88,11 +88,15 @@ export async function recordFetchMismatch(pool: Pool, claim: ClaimedEvent, conte
       settlementKey: null,
       note: `the fetched object's ${mismatch.field} is ${JSON.stringify(mismatch.got)}, the job's is ${JSON.stringify(mismatch.expected)}`,
     });
-    await tx.query(
-      `insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail)
-       values ($1, $2, $3, $4, 'event_mismatch', $5, $6)`,
-      [newId(), claim.provider, claim.event_key, claim.job_id, context.payloadHash, JSON.stringify({ mismatch: mismatch.field, source: 'usage_fetch', expected: mismatch.expected, got: mismatch.got })],
-    );
+    await insertDeliveryAttempt(tx, {
+      id: newId(),
+      provider: claim.provider,
+      eventKey: claim.event_key,
+      jobId: claim.job_id,
+      outcome: 'event_mismatch',
+      payloadHash: context.payloadHash,
+      detail: { mismatch: mismatch.field, source: 'usage_fetch', expected: mismatch.expected, got: mismatch.got },
+    });
     await writeJobs(tx, [{ job, decision }]);
   });
 }

@@ -4,11 +4,12 @@ import type { Pool, Queryable } from '../../db/pool.js';
 import { isUniqueViolationOn } from '../../db/errors.js';
 import { withTransaction } from '../../db/transaction.js';
 import { isUuid } from '../../ids.js';
-import { MODEL_NAME_MAX_LENGTH } from '../../catalog/prices.js';
+import { MODEL_NAME_MAX_LENGTH, priceVersionNumber } from '../../catalog/prices.js';
 import { findProvider } from '../../catalog/providers.js';
 import { findJob, type JobRow } from '../../jobs/rows.js';
 import { submitJob } from '../../jobs/submit.js';
 import { loadJobDetails } from '../../jobs/view.js';
+import { setProviderJobRef } from '../../ledger/job-writes.js';
 import { settle } from '../../ledger/settle.js';
 import { requireAccess, requireTenant, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
@@ -90,8 +91,7 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
           limits: body.limits,
           metadata: body.metadata,
         }).catch(refTaken);
-        const version = await tx.query<{ version: number }>('select version from price_versions where id = $1', [job.price_version_id]);
-        return { status: 201, body: jobSummaryView(job, version.rows[0]!.version) };
+        return { status: 201, body: jobSummaryView(job, await priceVersionNumber(tx, job.price_version_id)) };
       }),
   );
 
@@ -99,7 +99,13 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
     '/v1/jobs/:id',
     {
       onRequest: requireAccess('tenant_or_admin', pool),
-      schema: { summary: 'A job with its settlements and events (a tenant its own; the admin any, with each event\'s error detail)', tags: ['jobs'], security: bearerAuth, params: IdParams, response: { 200: JobView, ...errors(401, 403, 404) } },
+      schema: {
+        summary: "A job with its settlements and events (a tenant its own; the admin any, with each event's error detail)",
+        tags: ['jobs'],
+        security: bearerAuth,
+        params: IdParams,
+        response: { 200: JobView, ...errors(401, 403, 404) },
+      },
     },
     async (request) => fullView(pool, request, await visibleJob(pool, request, request.params.id)),
   );
@@ -109,7 +115,7 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
     {
       onRequest: tenant,
       schema: {
-        summary: 'Set the provider\'s id for the job, once',
+        summary: "Set the provider's id for the job, once",
         tags: ['jobs'],
         security: bearerAuth,
         params: IdParams,
@@ -120,15 +126,9 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
     async (request) => {
       const job = await visibleJob(pool, request, request.params.id);
       const ref = request.body.provider_job_ref;
-      const updated = await pool
-        .query<JobRow>(
-          `update jobs set provider_job_ref = $2, updated_at = now()
-           where id = $1 and (provider_job_ref is null or provider_job_ref = $2) returning *`,
-          [job.id, ref],
-        )
-        .catch(refTaken);
-      if (updated.rowCount === 0) throw new ApiError(409, 'provider_job_ref_set', 'this job\'s provider_job_ref is already set to another value');
-      return fullView(pool, request, updated.rows[0]!);
+      const updated = await setProviderJobRef(pool, job.id, ref).catch(refTaken);
+      if (!updated) throw new ApiError(409, 'provider_job_ref_set', "this job's provider_job_ref is already set to another value");
+      return fullView(pool, request, updated);
     },
   );
 
@@ -137,7 +137,7 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
     {
       onRequest: tenant,
       schema: {
-        summary: 'Ask to cancel: the hold stays until the provider\'s terminal event or the cancel grace passes',
+        summary: "Ask to cancel: the hold stays until the provider's terminal event or the cancel grace passes",
         tags: ['jobs'],
         security: bearerAuth,
         params: IdParams,

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { insertTenant } from '../../catalog/tenants.js';
 import { newId } from '../../ids.js';
 import { hashApiKey, newApiKey, requireAccess } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
@@ -29,8 +30,7 @@ export function tenantRoutes(app: ApiApp, { pool }: ApiContext): void {
         const id = newId();
         const apiKey = newApiKey();
         const metadata = request.body.metadata ?? {};
-        await tx.query('insert into tenants (id, name, metadata) values ($1, $2, $3)', [id, request.body.name, JSON.stringify(metadata)]);
-        await tx.query('insert into api_keys (id, tenant_id, key_hash) values ($1, $2, $3)', [newId(), id, hashApiKey(apiKey)]);
+        await insertTenant(tx, { id, name: request.body.name, metadata, apiKeyId: newId(), apiKeyHash: hashApiKey(apiKey) });
         return { status: 201, body: { id, name: request.body.name, metadata, api_key: apiKey } };
       }),
   );

@@ -1,0 +1,83 @@
+/**
+ * One owner per table (issue 24.8): the one module of src/ whose SQL may write the table —
+ * INSERT, UPDATE, DELETE, MERGE, COPY … FROM or TRUNCATE, CTE forms and ON CONFLICT
+ * included. Every other module calls a named function of the owner. Reads are free: a read
+ * model may query any table (STYLE.md 12), though api/ reads through domain modules too.
+ *
+ * An owner is a folder (ending in `/`) or a file, relative to the repository root.
+ * test/unit/table-owners.test.ts scans src/ and fails on a write outside its owner, on a
+ * table created by a migration with no entry here, and on an entry that is no table.
+ * A new table: one entry, with the reason this module is the one.
+ *
+ * `shared` is the narrow exception: another file that writes only the named columns,
+ * because the statement that needs them must stay one statement. The test checks that
+ * file writes the table with nothing else.
+ */
+export interface TableOwner {
+  owner: string;
+  why: string;
+  shared?: { file: string; columns: readonly string[]; why: string };
+}
+
+export const TABLE_OWNERS = {
+  accounts: {
+    owner: 'src/ledger/',
+    why: 'projections and running balances move only with their entries, under the wallet lock (settle, credit, thresholds, rebuild)',
+  },
+  alerts: {
+    owner: 'src/ledger/alerts.ts',
+    why: 'raised by the settle transaction; outbound/ raises endpoint_disabled through raiseAlert, handed in by the CLI',
+  },
+  api_keys: { owner: 'src/catalog/', why: 'tenants and their keys: made, revoked and touched (last_used_at) in one place' },
+  console_sessions: {
+    owner: 'src/console/session-store.ts',
+    why: "sessions are the console's own: made at sign-in, touched, expired, revoked",
+  },
+  delivery_attempts: { owner: 'src/queue/', why: 'a provider delivery is recorded with the event it brought, in the outbox statement' },
+  duties: { owner: 'src/duties/', why: 'the conditional upsert that lets one worker of many run a duty per interval' },
+  holds: { owner: 'src/ledger/', why: 'a hold is a pending transfer: reserved and resolved with its entries' },
+  idempotency_keys: {
+    owner: 'src/idempotency/',
+    why: 'stored answers of Idempotency-Key requests: api/idempotency.ts writes them, the cleanup duty expires them',
+  },
+  jobs: {
+    owner: 'src/ledger/',
+    why: "the job row is every settlement's first lock: its state and totals change only in ledger transactions (submission inserts through ledger/job-writes.ts)",
+    shared: {
+      file: 'src/queue/enqueue.ts',
+      columns: ['event_seq'],
+      why: "intake numbers a group of events under their jobs' row locks in the one statement that inserts them (one round trip per group)",
+    },
+  },
+  ledger_entries: { owner: 'src/ledger/', why: 'immutable transfers, appended with the projection they move' },
+  outbound_attempts: { owner: 'src/outbound/', why: "one row per attempt to send a tenant's webhook, written with its fenced outcome" },
+  outbound_deliveries: {
+    owner: 'src/outbound/',
+    why: 'the second queue of queue/engine/ (deliveries-table.ts); enqueued with the effect, replayed, held',
+  },
+  outbound_messages: { owner: 'src/outbound/', why: "the outbox of tenants' webhooks, written in the effect's transaction" },
+  price_versions: { owner: 'src/catalog/', why: 'immutable versions, published under a per-model advisory lock' },
+  provider_usage: { owner: 'src/reconcile/', why: "providers' usage records, imported to compare with accepted usage" },
+  providers: { owner: 'src/catalog/', why: 'configured providers, their secrets and policies' },
+  reconciliation_exceptions: { owner: 'src/reconcile/', why: 'what a run finds, stored with it and cleared by a later run' },
+  reconciliation_runs: { owner: 'src/reconcile/', why: 'a stored reconciliation run' },
+  schema_migrations: { owner: 'src/db/migrate.ts', why: "the migration runner's bookkeeping (it creates the table itself)" },
+  settlements: { owner: 'src/ledger/', why: 'one row per financial effect, inserted by settle() under its unique key' },
+  spend_limits: { owner: 'src/ledger/', why: "checked by the reservation in the wallet's movement statement" },
+  spend_periods: { owner: 'src/ledger/', why: "spend counters, moved in the wallet's movement statement" },
+  tenants: { owner: 'src/catalog/', why: 'tenants are created with their first API key' },
+  wallet_thresholds: { owner: 'src/ledger/', why: 'walked entry by entry under the wallet lock' },
+  webhook_endpoints: { owner: 'src/outbound/', why: "tenants' endpoints: registered, rotated, disabled after failures, enabled" },
+  webhook_events: { owner: 'src/queue/', why: 'the event outbox: enqueued, claimed and marked under fencing tokens' },
+} as const satisfies Record<string, TableOwner>;
+
+export type OwnedTable = keyof typeof TABLE_OWNERS;
+
+/**
+ * Modules that write a table named at run time, and why that is still one owner per table:
+ * the test checks each description they are handed lives in its table's owner.
+ */
+export const GENERIC_WRITERS = {
+  'src/queue/engine/':
+    'the queue engine writes the table of the QueueTable description it is given (queue/events-table.ts, outbound/deliveries-table.ts)',
+} as const satisfies Record<string, string>;
