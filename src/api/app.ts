@@ -10,7 +10,7 @@ import { registerHealth } from './health.js';
 import { closeRequestSchemas } from './closed-schemas.js';
 import { declareCommonErrors } from './common-errors.js';
 import { checkResponses } from './response-check.js';
-import { documentWebhookBodies } from './webhook-docs.js';
+import { openApiOptions } from './openapi-document.js';
 import { BODY_LIMIT_BYTES } from './limits.js';
 import { REQUEST_ID_LOG_LABEL, requestIdOf, returnRequestId, withRequestId } from './request-id.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -51,7 +51,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       level: options.logLevel ?? 'info',
       // Credentials never reach the logs.
       // A provider's api_key is write-only: should any object holding one be logged, it is censored.
-      redact: ['req.headers.authorization', 'req.headers["webhook-signature"]', 'req.headers["x-fal-webhook-signature"]', 'api_key', '*.api_key'],
+      redact: [
+        'req.headers.authorization',
+        'req.headers["webhook-signature"]',
+        'req.headers["x-fal-webhook-signature"]',
+        'api_key',
+        '*.api_key',
+      ],
     },
     bodyLimit: BODY_LIMIT_BYTES,
     // x-request-id: kept when the caller sent a sane one, made otherwise; in every log line of the request.
@@ -78,14 +84,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('principal', null);
   app.decorate('serverSecret', options.serverSecret ?? (await loadServerSecret({ secretKey: undefined, dataDir: '.tally' })));
   app.decorate('apiSettings', apiSettingsOf(options.settings ?? {}));
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: { title: 'Tally', version: '0.1.0', description: 'Exactly-once billing for wallet-funded asynchronous AI inference jobs' },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
-    },
-    transform: documentWebhookBodies as never,
-  });
+  await app.register(swagger, openApiOptions());
   app.addSchema(ErrorResponse);
   installErrorHandler(app);
   returnRequestId(app);
