@@ -1944,7 +1944,7 @@ export interface operations {
                 ending_before?: string;
                 /** @description next_cursor of the previous page: the same as starting_after */
                 cursor?: string;
-                entry_type?: "credit" | "reserve" | "capture" | "release_remainder" | "release" | "adjustment";
+                entry_type?: "credit" | "grant" | "reserve" | "capture" | "release_remainder" | "release" | "adjustment" | "debt_repayment" | "grant_expiry" | "grant_void" | "refund" | "refund_reversal" | "dispute_loss";
                 /** @description only this job's objects */
                 job_id?: string;
                 /** @description an RFC 3339 instant: only objects created at or after it */

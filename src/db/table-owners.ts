@@ -23,7 +23,13 @@ export const TABLE_OWNERS = {
   accounts: {
     owner: 'src/ledger/',
     why: 'projections and running balances move only with their entries, under the wallet lock (settle, credit, thresholds, rebuild)',
+    shared: {
+      file: 'src/funds/wallet-funds.ts',
+      columns: ['debt'],
+      why: "the wallet's debt moves with its grants, in the one statement that writes what the posting module returned",
+    },
   },
+  adjustment_draws: { owner: 'src/funds/', why: "what each positive adjustment took from each grant, written with the grants' new values" },
   alerts: {
     owner: 'src/ledger/alerts.ts',
     why: 'raised by the settle transaction; outbound/ raises endpoint_disabled through raiseAlert, handed in by the CLI',
@@ -35,6 +41,11 @@ export const TABLE_OWNERS = {
   },
   delivery_attempts: { owner: 'src/queue/', why: 'a provider delivery is recorded with the event it brought, in the outbox statement' },
   duties: { owner: 'src/duties/', why: 'the conditional upsert that lets one worker of many run a duty per interval' },
+  grants: {
+    owner: 'src/funds/',
+    why: "a wallet's sub-accounts: created, then moved only with the entries that name them, under the wallet lock",
+  },
+  hold_shares: { owner: 'src/funds/', why: "a hold's split across grants, written with the grants it holds on" },
   holds: { owner: 'src/ledger/', why: 'a hold is a pending transfer: reserved and resolved with its entries' },
   idempotency_keys: {
     owner: 'src/idempotency/',

@@ -1,7 +1,9 @@
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../ids.js';
 
-export type AccountKind = 'wallet' | 'funding' | 'revenue';
+export type AccountKind = 'wallet' | SystemAccountKind;
+/** the tenant's accounts outside its wallets, per currency: money comes from funding, goes to revenue, and lapsed credit to breakage */
+export type SystemAccountKind = 'funding' | 'revenue' | 'breakage';
 
 export interface AccountRow {
   id: string;
@@ -30,20 +32,44 @@ export function walletBalances(row: Pick<AccountRow, 'debits_pending' | 'debits_
 }
 
 /**
- * The tenant's funding and revenue accounts for a currency, created on first use.
+ * The tenant's funding, revenue and breakage accounts for a currency, created on first use.
  * Per tenant, so no global row serialises every capture in the system.
  */
 export async function ensureSystemAccounts(tx: Queryable, tenantId: string, currency: string): Promise<void> {
   await tx.query(
     `insert into accounts (id, tenant_id, currency, kind)
-     values ($1, $3, $4, 'funding'), ($2, $3, $4, 'revenue')
+     values ($1, $4, $5, 'funding'), ($2, $4, $5, 'revenue'), ($3, $4, $5, 'breakage')
      on conflict on constraint accounts_tenant_currency_kind_key do nothing`,
-    [newId(), newId(), tenantId, currency],
+    [newId(), newId(), newId(), tenantId, currency],
   );
 }
 
+/**
+ * The ids of the tenant's system accounts of `kinds` in the currency; a breakage account
+ * opened before grants existed is created here, on its first use.
+ */
+export async function systemAccountIds(
+  tx: Queryable,
+  tenantId: string,
+  currency: string,
+  kinds: readonly SystemAccountKind[],
+): Promise<Partial<Record<SystemAccountKind, string>>> {
+  if (kinds.length === 0) return {};
+  if (kinds.includes('breakage')) await ensureSystemAccounts(tx, tenantId, currency);
+  const result = await tx.query<{ id: string; kind: SystemAccountKind }>(
+    'select id, kind from accounts where tenant_id = $1 and currency = $2 and kind = any($3::text[])',
+    [tenantId, currency, kinds],
+  );
+  return Object.fromEntries(result.rows.map((r) => [r.kind, r.id]));
+}
+
 /** Raises UniqueViolation on accounts_tenant_currency_kind_key when the wallet exists. */
-export async function insertWallet(tx: Queryable, tenantId: string, currency: string, metadata: Record<string, string> = {}): Promise<AccountRow> {
+export async function insertWallet(
+  tx: Queryable,
+  tenantId: string,
+  currency: string,
+  metadata: Record<string, string> = {},
+): Promise<AccountRow> {
   await ensureSystemAccounts(tx, tenantId, currency);
   const result = await tx.query<AccountRow>(
     `insert into accounts (id, tenant_id, currency, kind, metadata) values ($1, $2, $3, 'wallet', $4) returning *`,
@@ -66,7 +92,12 @@ export async function systemAccountId(db: Queryable, tenantId: string, currency:
   return id;
 }
 
-export async function findSystemAccountId(db: Queryable, tenantId: string, currency: string, kind: 'funding' | 'revenue'): Promise<string | null> {
+export async function findSystemAccountId(
+  db: Queryable,
+  tenantId: string,
+  currency: string,
+  kind: 'funding' | 'revenue',
+): Promise<string | null> {
   const result = await db.query<{ id: string }>({
     name: 'find_system_account',
     text: 'select id from accounts where tenant_id = $1 and currency = $2 and kind = $3',

@@ -19,7 +19,10 @@ export async function raiseAlerts(
   alerts: { class: AlertClass; detail?: Record<string, unknown> }[],
   context: { tenantId: string; jobId: string; source: string },
 ): Promise<void> {
-  await raiseEachAlert(tx, alerts.map((a) => ({ ...a, ...context })));
+  await raiseEachAlert(
+    tx,
+    alerts.map((a) => ({ ...a, ...context })),
+  );
 }
 
 export interface RaisedAlert {

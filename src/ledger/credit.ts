@@ -2,12 +2,13 @@ import type { Queryable } from '../db/pool.js';
 import { creditKey } from '../lifecycle/index.js';
 import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import type { AccountRow } from './accounts.js';
-import { systemAccountId } from './accounts.js';
+import { NO_FUNDING, post, walletTotals } from '../funds/posting/index.js';
+import { insertGrant } from '../funds/grants.js';
+import { lockWalletFunds } from '../funds/wallet-funds.js';
+import { writePosting } from './write-posting.js';
 import { asWalletEntry, entryInstant, type EntryRow, type WalletEntry } from './entries.js';
 import { CreditKeyConflict, WalletNotFound } from './errors.js';
-import { moveProjections, type Transfer } from './transfers.js';
 import { enqueueMessage } from '../outbound/enqueue.js';
-import { postWalletEntries } from './wallet-entries.js';
 
 /**
  * The API route that tops up a wallet. Its idempotency records are kept for ever (the
@@ -31,17 +32,19 @@ export interface CreditResult {
 }
 
 /**
- * A top-up: funding → wallet, posted. Keyed, so however often it is retried (and
- * whatever happened to the idempotency record) the credit is applied once. The wallet
- * row is locked first — the first lock of this transaction's order, wallet then funding
- * — so a retry of the same key waits for the first and then finds its entry; the entry
- * is inserted with the wallet's projection and running balance (wallet-entries.ts).
+ * A top-up: a paid grant, funding → wallet, posted (and paying the wallet's debt first,
+ * as the posting module says). Keyed, so however often it is retried (and whatever
+ * happened to the idempotency record) the credit is applied once. The wallet row is
+ * locked first — the first lock of this transaction's order, wallet then funding — so a
+ * retry of the same key waits for the first and then finds its entry; the entries are
+ * inserted with the wallet's projection and running balance (wallet-entries.ts).
  */
 export async function creditWallet(tx: Queryable, request: CreditRequest): Promise<CreditResult> {
   const { wallet, amount } = request;
   if (amount <= 0n) throw new RangeError('a credit must be positive');
   const key = creditKey(wallet.tenant_id, request.creditKey);
-  const balance = await lockOwnedWallet(tx, wallet);
+  const locked = await lockWalletFunds(tx, wallet.id, [], { tenantId: wallet.tenant_id, currency: wallet.currency });
+  if (!locked) throw new WalletNotFound(wallet.id);
   const existing = await tx.query<EntryRow>(
     `select *, ${entryInstant()} as created_at_text from ledger_entries where settlement_key = $1 and entry_type = 'credit'`,
     [key],
@@ -51,45 +54,38 @@ export async function creditWallet(tx: Queryable, request: CreditRequest): Promi
     if (first.credit_account_id !== wallet.id || first.amount !== amount) throw new CreditKeyConflict(key);
     return { entry: asWalletEntry(first, wallet.id), replayed: true };
   }
-  const after = balance + amount;
-  if (after > MAX_AMOUNT_MICROS) throw new AmountOutOfRange('the wallet\'s balance', formatAmount(after), formatAmount(MAX_AMOUNT_MICROS));
-  const funding = await systemAccountId(tx, wallet.tenant_id, wallet.currency, 'funding');
-  const transfer: Transfer = {
-    settlementKey: key,
-    entryType: 'credit',
-    flags: 'posted',
-    debitAccountId: funding,
-    creditAccountId: wallet.id,
-    amount,
-    currency: wallet.currency,
+  const after = walletTotals(locked.funds, locked.now).balance + amount;
+  if (after > MAX_AMOUNT_MICROS) throw new AmountOutOfRange("the wallet's balance", formatAmount(after), formatAmount(MAX_AMOUNT_MICROS));
+  // A credit is a paid grant: priority 50, no expiry, effective at once (CONTRACT.md "Credit grants").
+  const grant = await insertGrant(tx, {
     tenantId: wallet.tenant_id,
+    walletId: wallet.id,
+    currency: wallet.currency,
+    category: 'paid',
+    priority: 50,
+    amount,
+    source: 'credit',
+    grantKey: key,
     reference: request.reference ?? null,
-  };
-  const posted = await postWalletEntries(tx, wallet.id, [transfer]);
-  await moveProjections(tx, [transfer], [wallet.id, funding], new Set([wallet.id]));
+  });
+  if (!grant) throw new Error(`the grant of credit ${key} was not inserted`);
+  const funds = { ...locked.funds, grants: [...locked.funds.grants, grant] };
+  // The grant's own instant (just after the lock's): it is effective then, and pays the debt then.
+  const posting = post(funds, NO_FUNDING, { kind: 'activate', grantId: grant.id, amount, entry: 'credit', now: grant.effectiveAt });
+  if (!posting.ok) throw new Error(`the posting module refused the credit ${key}: ${posting.refusal.reason}`);
+  const posted = await writePosting(tx, { ...locked, funds }, posting, { settlementKey: key, reference: request.reference ?? null });
   // The tenant's webhook, in this transaction: only a credit that commits is announced.
   await enqueueMessage(tx, {
     tenantId: wallet.tenant_id,
     type: 'wallet.credited',
-    data: { wallet_id: wallet.id, amount: formatAmount(amount), currency: wallet.currency, balance: formatAmount(posted!.balance), reference: request.reference ?? null },
+    data: {
+      wallet_id: wallet.id,
+      amount: formatAmount(amount),
+      currency: wallet.currency,
+      balance: formatAmount(posted.balance),
+      reference: request.reference ?? null,
+    },
   });
-  return { entry: asWalletEntry(posted!.rows[0]!, wallet.id), replayed: false };
-}
-
-/**
- * Locks the wallet and returns its balance; WalletNotFound unless it is the caller's
- * tenant's, in the caller's currency (the entry debits that tenant's funding account,
- * and a mismatch would move money across tenants). FOR NO KEY UPDATE, the lock the
- * projection's UPDATE takes anyway: FOR UPDATE would conflict with the key-share locks
- * that every concurrent entry's foreign keys hold on the wallet, and deadlock.
- */
-async function lockOwnedWallet(tx: Queryable, wallet: CreditRequest['wallet']): Promise<bigint> {
-  const result = await tx.query<{ balance: bigint }>(
-    `select credits_posted - debits_posted as balance from accounts
-     where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3 for no key update`,
-    [wallet.id, wallet.tenant_id, wallet.currency],
-  );
-  const row = result.rows[0];
-  if (!row) throw new WalletNotFound(wallet.id);
-  return row.balance;
+  const entry = posted.rows.find((row) => row.entry_type === 'credit')!;
+  return { entry: asWalletEntry(entry, wallet.id), replayed: false };
 }

@@ -11,6 +11,7 @@ export interface EntryRow {
   currency: string;
   job_id: string | null;
   reference: string | null;
+  grant_id: string | null;
   created_at: Date;
   /** the wallet whose order the entry is in, its number there, and the wallet's holdings after it (migrations/0009) */
   wallet_id: string | null;
@@ -45,6 +46,8 @@ export interface WalletEntry {
   settlementKey: string;
   jobId: string | null;
   reference: string | null;
+  /** the grant it moves (null: the wallet's debt, or an entry from before grants) */
+  grantId: string | null;
   createdAt: string;
   sequence: bigint;
   balanceAfter: bigint;
@@ -58,13 +61,24 @@ export function asWalletEntry(row: EntryRow, walletId: string): WalletEntry {
   return {
     id: row.id,
     entryType: row.entry_type,
-    amount: (row.credit_account_id === walletId) !== (row.flags === 'void_pending') ? row.amount : -row.amount,
+    amount: walletSideAmount(row, walletId),
     settlementKey: row.settlement_key,
     jobId: row.job_id,
     reference: row.reference,
+    grantId: row.grant_id,
     createdAt: row.created_at_text,
     sequence: row.wallet_seq,
     balanceAfter: row.balance_after,
     reservedAfter: row.reserved_after,
   };
+}
+
+/**
+ * Signed from the wallet's side. A debt repayment moves money between two parties of the
+ * wallet (a grant pays its debt): the wallet as a whole neither gains nor loses, so it
+ * shows the amount the debt went down by, positive, and moves no balance.
+ */
+function walletSideAmount(row: EntryRow, walletId: string): bigint {
+  if (row.entry_type === 'debt_repayment') return row.amount;
+  return (row.credit_account_id === walletId) !== (row.flags === 'void_pending') ? row.amount : -row.amount;
 }

@@ -3,7 +3,10 @@ import { formatAmount } from '../money/index.js';
 
 export class InsufficientFunds extends Error {
   readonly code = 'insufficient_funds';
-  constructor(readonly walletId: string, readonly requested: bigint) {
+  constructor(
+    readonly walletId: string,
+    readonly requested: bigint,
+  ) {
     super(`wallet ${walletId} has less available than the ${requested} micro-units this job reserves`);
     this.name = 'InsufficientFunds';
   }
@@ -32,7 +35,10 @@ export class JobNotFound extends Error {
  */
 export class SettlementMismatch extends Error {
   readonly code = 'settlement_mismatch';
-  constructor(readonly settlementKey: string, detail: string) {
+  constructor(
+    readonly settlementKey: string,
+    detail: string,
+  ) {
     super(`settlement ${settlementKey} exists but does not match: ${detail}`);
     this.name = 'SettlementMismatch';
   }
@@ -93,5 +99,41 @@ export class SpendLimitReached extends Error {
         `and this job would reserve ${formatAmount(requested)} more; nothing was reserved`,
     );
     this.name = 'SpendLimitReached';
+  }
+}
+
+/** A grant's expiry must come after it takes effect, and not be past already: 400 invalid_expiry. */
+export class InvalidExpiry extends Error {
+  readonly code = 'invalid_expiry';
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidExpiry';
+  }
+}
+
+/** The same grant key (its Idempotency-Key) was used for a grant of other terms. */
+export class GrantKeyConflict extends Error {
+  readonly code = 'grant_key_conflict';
+  constructor(readonly grantKey: string) {
+    super(`grant key ${grantKey} was used before for a grant of other terms`);
+    this.name = 'GrantKeyConflict';
+  }
+}
+
+/** No grant with this id (for the caller): 404 not_found alike for unknown and another tenant's. */
+export class GrantNotFound extends Error {
+  readonly code = 'not_found';
+  constructor(readonly grantId: string) {
+    super(`grant ${grantId} not found`);
+    this.name = 'GrantNotFound';
+  }
+}
+
+/** A void of a grant voided before: 409 grant_voided. */
+export class GrantAlreadyVoided extends Error {
+  readonly code = 'grant_voided';
+  constructor(readonly grantId: string) {
+    super(`grant ${grantId} is voided already`);
+    this.name = 'GrantAlreadyVoided';
   }
 }

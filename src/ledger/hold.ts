@@ -2,7 +2,10 @@ import type { Queryable } from '../db/pool.js';
 import { holdKey } from '../lifecycle/index.js';
 import { findSystemAccountId } from './accounts.js';
 import { InsufficientFunds, WalletNotFound } from './errors.js';
-import { moveProjections, type Transfer } from './transfers.js';
+import { NO_FUNDING, post } from '../funds/posting/index.js';
+import { transfersOf } from './grant-transfers.js';
+import { moveProjections } from './transfers.js';
+import { lockWalletFunds, writeWalletFunds } from '../funds/wallet-funds.js';
 import { postWalletEntries, type FundsGuard, type PostedToWallet } from './wallet-entries.js';
 
 export interface HoldRow {
@@ -30,43 +33,40 @@ export interface ReserveRequest {
 }
 
 /**
- * The only place funds are checked: one conditional write that both tests and takes
- * `available`. No row back means InsufficientFunds, and the caller's transaction
- * (which inserted the job) rolls back, so nothing is written. The write also checks
- * that the wallet is the tenant's, in the job's currency: the schema's foreign key
- * only says the account exists, and a hold on another tenant's wallet would move
- * money across tenants.
+ * The only place funds are checked. The wallet is locked with its grants
+ * (wallet-funds.ts) and the posting module splits the hold across the fundable grants in
+ * draw-down order, or refuses it: InsufficientFunds, and the caller's transaction (which
+ * inserted the job) rolls back, so nothing is written. The lock also checks that the
+ * wallet is the tenant's, in the job's currency: the schema's foreign key only says the
+ * account exists, and a hold on another tenant's wallet would move money across tenants.
+ * The entries' statement keeps its own guard (available by the projection, which is never
+ * below what the grants can fund) and the tenant's spend limits.
  */
 export async function reserveHold(tx: Queryable, request: ReserveRequest): Promise<HoldRow> {
   // Opening a wallet creates the tenant's system accounts in its currency: none, no such wallet.
   const revenue = await findSystemAccountId(tx, request.tenantId, request.currency, 'revenue');
   if (revenue === null) throw new WalletNotFound(request.walletId);
-  const transfer: Transfer = {
-    settlementKey: holdKey(request.tenantId, request.jobId),
-    entryType: 'reserve',
-    flags: 'pending',
-    debitAccountId: request.walletId,
-    creditAccountId: revenue,
-    amount: request.amount,
-    currency: request.currency,
+  const locked = await lockWalletFunds(tx, request.walletId, [], { tenantId: request.tenantId, currency: request.currency });
+  if (locked === null) throw new WalletNotFound(request.walletId);
+  const posting = post(locked.funds, NO_FUNDING, { kind: 'hold', amount: request.amount, now: locked.now });
+  if (!posting.ok) throw new InsufficientFunds(request.walletId, request.amount);
+  const transfers = transfersOf(posting.postings, {
+    walletId: request.walletId,
     tenantId: request.tenantId,
+    currency: request.currency,
+    settlementKey: holdKey(request.tenantId, request.jobId),
     jobId: request.jobId,
-  };
+    accounts: { revenue },
+  });
   const guard = { tenantId: request.tenantId, currency: request.currency, available: request.amount };
   // A zero hold writes no entry (an entry always moves money); the wallet is still checked.
-  const taken = request.amount === 0n ? await checkWallet(tx, request.walletId, guard) : await postWalletEntries(tx, request.walletId, [transfer], guard);
-  if (taken === null) {
-    // Only on refusal: tell "not this tenant's wallet in this currency" from "too little".
-    const wallet = await tx.query(`select 1 from accounts where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3`, [
-      request.walletId,
-      request.tenantId,
-      request.currency,
-    ]);
-    if (wallet.rowCount === 0) throw new WalletNotFound(request.walletId);
-    throw new InsufficientFunds(request.walletId, request.amount);
-  }
+  const taken =
+    transfers.length === 0
+      ? await checkWallet(tx, request.walletId, guard)
+      : await postWalletEntries(tx, request.walletId, transfers, guard);
+  if (taken === null) throw new InsufficientFunds(request.walletId, request.amount);
   const pendingEntryId = taken.rows[0]?.id ?? null;
-  await moveProjections(tx, [transfer], [request.walletId, revenue], new Set([request.walletId]));
+  await moveProjections(tx, transfers, [request.walletId, revenue], new Set([request.walletId]));
   const hold = await tx.query<HoldRow>(
     `insert into holds (job_id, tenant_id, wallet_id, revenue_account_id, currency, amount, pending_entry_id, expires_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
@@ -81,6 +81,13 @@ export async function reserveHold(tx: Queryable, request: ReserveRequest): Promi
       request.expiresAt,
     ],
   );
+  // Each share names its own 'reserve' entry (inserted in the shares' order).
+  const shareEntries = posting.job.shares.map((share, i) => ({
+    jobId: request.jobId,
+    grantId: share.grantId,
+    pendingEntryId: taken.rows[i]?.id ?? null,
+  }));
+  await writeWalletFunds(tx, locked, posting.wallet, new Map([[request.jobId, posting.job]]), shareEntries);
   return hold.rows[0]!;
 }
 
@@ -97,7 +104,11 @@ async function checkWallet(tx: Queryable, walletId: string, guard: FundsGuard): 
 
 /** The holds of `jobIds`, by job; a job without one is a bug (every job reserves). */
 export async function findHolds(tx: Queryable, jobIds: readonly string[]): Promise<Map<string, HoldRow>> {
-  const result = await tx.query<HoldRow>({ name: 'find_holds', text: 'select * from holds where job_id = any($1::uuid[])', values: [jobIds] });
+  const result = await tx.query<HoldRow>({
+    name: 'find_holds',
+    text: 'select * from holds where job_id = any($1::uuid[])',
+    values: [jobIds],
+  });
   const holds = new Map(result.rows.map((h) => [h.job_id, h]));
   for (const jobId of jobIds) if (!holds.has(jobId)) throw new Error(`job ${jobId} has no hold`);
   return holds;

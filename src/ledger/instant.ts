@@ -11,7 +11,14 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6
 export function canonicalInstant(value: string): string | null {
   const m = RFC3339.exec(value);
   if (!m) return null;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '00'].map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '00'].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const local = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
   local.setUTCFullYear(year); // Date.UTC reads years 0–99 as 1900–1999
   const fieldsKept =

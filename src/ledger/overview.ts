@@ -19,7 +19,10 @@ export interface OverviewBucket {
  * Settlements per time bucket over the last `hours`, for the console's charts: every
  * bucket of the range is present (zero when nothing settled), so a chart has no gaps.
  */
-export async function settlementSeries(db: Queryable, options: { hours: number; bucket: 'hour' | 'day'; tenantId: string | null }): Promise<OverviewBucket[]> {
+export async function settlementSeries(
+  db: Queryable,
+  options: { hours: number; bucket: 'hour' | 'day'; tenantId: string | null },
+): Promise<OverviewBucket[]> {
   const { rows } = await db.query<{ at: Date; captures: number; releases: number; currency: string | null; captured: string | null }>(
     `with buckets as (
        select generate_series(date_trunc($2, now() - make_interval(hours => $1)), date_trunc($2, now()), ('1 ' || $2)::interval) as at

@@ -25,7 +25,16 @@ export interface PlannedIntent {
   charges: boolean;
   /** the hold a capture or release resolves */
   resolvesHold: HoldResolution | null;
+  /**
+   * What the posting module is asked for the job's grants (write-decision.ts moveAccounts):
+   * it splits `transfers`, which move the wallet as a whole, across the job's shares and
+   * the wallet's grants, and the split is what is written.
+   */
+  funding: FundingIntent;
 }
+
+export type FundingIntent =
+  { kind: 'capture'; amount: bigint } | { kind: 'release' } | { kind: 'adjustment'; version: number; amount: bigint };
 
 /**
  * Plans one intent of decide() on the locked job and its hold: the settlement, the
@@ -45,7 +54,14 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
   switch (intent.kind) {
     case 'capture':
       return {
-        settlement: { ...base, chargeType: 'capture', version: 1, amount: intent.amount, remainder: intent.remainder, snapshot: intent.snapshot },
+        settlement: {
+          ...base,
+          chargeType: 'capture',
+          version: 1,
+          amount: intent.amount,
+          remainder: intent.remainder,
+          snapshot: intent.snapshot,
+        },
         transfers: [
           holdTransfer(job, hold, intent.key, 'capture', 'post_pending', intent.amount),
           holdTransfer(job, hold, intent.key, 'release_remainder', 'void_pending', intent.remainder),
@@ -54,6 +70,7 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
         // Only a charge can overdraw: a zero capture merely voids the hold.
         charges: intent.amount > 0n,
         resolvesHold: { jobId: row.id, posted: intent.amount, voided: intent.remainder, settlementKey: intent.key },
+        funding: { kind: 'capture', amount: intent.amount },
       };
     case 'release':
       return {
@@ -62,6 +79,7 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
         revenueAccount: revenue,
         charges: false,
         resolvesHold: { jobId: row.id, posted: 0n, voided: intent.amount, settlementKey: intent.key },
+        funding: { kind: 'release' },
       };
     case 'adjustment': {
       const charge = intent.amount > 0n;
@@ -83,6 +101,7 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
         revenueAccount: revenue,
         charges: charge,
         resolvesHold: null,
+        funding: { kind: 'adjustment', version: intent.version, amount: intent.amount },
       };
     }
   }

@@ -84,4 +84,3 @@ async function readBackBatch(pool: Pool, jobIds: string[], attempt: BatchAttempt
     );
   }
 }
-

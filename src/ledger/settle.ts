@@ -151,4 +151,3 @@ async function readBack(pool: Pool, request: SettleRequest, attempt: Attempt): P
     );
   }
 }
-

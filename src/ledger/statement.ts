@@ -29,6 +29,8 @@ export interface ChainEntry {
   jobId: string | null;
   settlementKey: string;
   reference: string | null;
+  /** the grant it moves (null: the wallet's debt, or an entry from before grants) */
+  grantId: string | null;
   amount: bigint;
   balanceAfter: bigint;
   reservedAfter: bigint;
@@ -56,8 +58,17 @@ export interface Statement {
 export function entryChange(entryType: EntryType, amount: bigint): Holdings {
   switch (entryType) {
     case 'credit':
+    case 'grant':
+    case 'refund_reversal':
     case 'adjustment':
+    case 'grant_expiry':
+    case 'grant_void':
+    case 'refund':
+    case 'dispute_loss':
       return { balance: amount, reserved: 0n };
+    case 'debt_repayment':
+      // between two parties of the wallet: a grant pays its debt, the wallet holds as much as before
+      return { balance: 0n, reserved: 0n };
     case 'capture':
       // posts held money: the balance falls by it, and so does what is held
       return { balance: amount, reserved: amount };

@@ -1,7 +1,21 @@
 import type { Queryable } from '../db/pool.js';
 
-/** Every entry type (migrations/0001_core.sql ledger_entries_type_known), in the order statements list them. */
-export const ENTRY_TYPES = ['credit', 'reserve', 'capture', 'release_remainder', 'release', 'adjustment'] as const;
+/** Every entry type (migrations/0019_credit_grants.sql ledger_entries_type_known), in the order statements list them. */
+export const ENTRY_TYPES = [
+  'credit',
+  'grant',
+  'reserve',
+  'capture',
+  'release_remainder',
+  'release',
+  'adjustment',
+  'debt_repayment',
+  'grant_expiry',
+  'grant_void',
+  'refund',
+  'refund_reversal',
+  'dispute_loss',
+] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 /** TigerBeetle-style transfer flags; see migrations/0001_core.sql. */
 export type EntryFlags = 'posted' | 'pending' | 'post_pending' | 'void_pending';
@@ -18,6 +32,8 @@ export interface Transfer {
   tenantId: string;
   jobId?: string | null;
   reference?: string | null;
+  /** the grant of the wallet the entry moves; none: the wallet's debt, or no wallet */
+  grantId?: string | null;
 }
 
 export interface ProjectionDelta {

@@ -18,7 +18,12 @@ import { projectionDelta, type Transfer } from './transfers.js';
  */
 
 /** How a transfer moves a wallet's balance (posted credits − posted debits) and reserved amount (its pending debits). */
-export function walletDelta(t: Pick<Transfer, 'flags' | 'amount' | 'debitAccountId' | 'creditAccountId'>, walletId: string): { balance: bigint; reserved: bigint } {
+export function walletDelta(
+  t: Pick<Transfer, 'flags' | 'amount' | 'debitAccountId' | 'creditAccountId'>,
+  walletId: string,
+): { balance: bigint; reserved: bigint } {
+  // between two parties of the wallet (a grant paying its debt): nothing moves as a whole
+  if (t.debitAccountId === t.creditAccountId) return { balance: 0n, reserved: 0n };
   const posts = t.flags === 'posted' || t.flags === 'post_pending';
   const balance = !posts ? 0n : t.creditAccountId === walletId ? t.amount : t.debitAccountId === walletId ? -t.amount : 0n;
   let reserved = 0n;
@@ -44,7 +49,7 @@ export interface PostedToWallet {
 }
 
 const INSERT_COLUMNS = `id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
-  amount, currency, tenant_id, job_id, reference, created_at, wallet_id, wallet_seq, balance_after, reserved_after`;
+  amount, currency, tenant_id, job_id, reference, grant_id, created_at, wallet_id, wallet_seq, balance_after, reserved_after`;
 
 /**
  * The statement. `moves` are the entries with their places and running values; what
@@ -72,6 +77,7 @@ const INSERT_COLUMNS = `id, settlement_key, entry_type, flags, pending_id, debit
  * the counters as this statement wrote them: exact under any concurrency).
  */
 function statement(guarded: boolean): string {
+  const GRANT_PARAM = guarded ? 27 : 24;
   return `with head as (
     update accounts set debits_pending = debits_pending + $2, debits_posted = debits_posted + $3,
                         credits_pending = credits_pending + $4, credits_posted = credits_posted + $5,
@@ -86,17 +92,18 @@ function statement(guarded: boolean): string {
     select e.*, head.last_entry_at as at, head.entry_seq - $6 + e.n as wallet_seq,
            head.running_balance - e.balance_later as balance_after, head.running_reserved - e.reserved_later as reserved_after
     from head cross join (select count(*) from counterparts) as locked cross join unnest($9::uuid[], $10::text[], $11::text[], $12::text[], $13::uuid[], $14::uuid[], $15::uuid[],
-                                $16::bigint[], $17::text[], $18::uuid[], $19::uuid[], $20::text[], $21::bigint[], $22::bigint[])
+                                $16::bigint[], $17::text[], $18::uuid[], $19::uuid[], $20::text[], $21::bigint[], $22::bigint[], $${GRANT_PARAM}::uuid[])
          with ordinality as e(id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
-                              amount, currency, tenant_id, job_id, reference, balance_later, reserved_later, n)
+                              amount, currency, tenant_id, job_id, reference, balance_later, reserved_later, grant_id, n)
   ), inserted as (
     insert into ledger_entries (${INSERT_COLUMNS})
     select id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
-           amount, currency, tenant_id, job_id, reference, at, $1, wallet_seq, balance_after, reserved_after
+           amount, currency, tenant_id, job_id, reference, grant_id, at, $1, wallet_seq, balance_after, reserved_after
     from moves
     returning *
   ), spending as (
-    select now() as at, case when m.entry_type in ('reserve', 'capture') then m.amount
+    select now() as at, case when m.debit_account_id = m.credit_account_id then 0
+                             when m.entry_type in ('reserve', 'capture') then m.amount
                              when m.entry_type = 'adjustment' and m.debit_account_id = $1 then m.amount
                              when m.entry_type = 'adjustment' then -m.amount
                              else 0 end as amount
@@ -141,17 +148,26 @@ const OVER_LIMIT = `(select jsonb_agg(jsonb_build_object('period', l.period, 'li
  * (one more statement, only then). Transfers of zero are skipped (an entry always moves
  * money); at least one must move some.
  */
-export async function postWalletEntries(tx: Queryable, walletId: string, transfers: Transfer[], guard?: FundsGuard): Promise<PostedToWallet | null> {
+export async function postWalletEntries(
+  tx: Queryable,
+  walletId: string,
+  transfers: Transfer[],
+  guard?: FundsGuard,
+): Promise<PostedToWallet | null> {
   const moving = transfers.filter((t) => t.amount !== 0n);
   if (moving.length === 0) throw new RangeError(`nothing to post to wallet ${walletId}: every transfer is zero`);
   const projection = { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n };
   const deltas = moving.map((t) => {
-    const side = t.debitAccountId === walletId ? projectionDelta(t).debit : t.creditAccountId === walletId ? projectionDelta(t).credit : null;
-    if (!side) throw new RangeError(`a transfer of ${t.settlementKey} posted to wallet ${walletId} does not touch it`);
-    projection.debitsPending += side.debitsPending;
-    projection.debitsPosted += side.debitsPosted;
-    projection.creditsPending += side.creditsPending;
-    projection.creditsPosted += side.creditsPosted;
+    const delta = projectionDelta(t);
+    const sides = [t.debitAccountId === walletId ? delta.debit : null, t.creditAccountId === walletId ? delta.credit : null];
+    if (!sides[0] && !sides[1]) throw new RangeError(`a transfer of ${t.settlementKey} posted to wallet ${walletId} does not touch it`);
+    for (const side of sides) {
+      if (!side) continue;
+      projection.debitsPending += side.debitsPending;
+      projection.debitsPosted += side.debitsPosted;
+      projection.creditsPending += side.creditsPending;
+      projection.creditsPosted += side.creditsPosted;
+    }
     return walletDelta(t, walletId);
   });
   // What the entries after each one move: its running value is the head's minus that.
@@ -192,7 +208,10 @@ export async function postWalletEntries(tx: Queryable, walletId: string, transfe
   if (guard) values.push(guard.tenantId, guard.currency, guard.available.toString());
   const counterparts = new Set(moving.flatMap((t) => [t.debitAccountId, t.creditAccountId]).filter((account) => account !== walletId));
   values.push([...counterparts].sort());
-  const result = await tx.query<EntryRow & { wallet_balance: bigint; threshold_crossings: Crossing[] | null; over_limit: OverLimit[] | null }>({
+  values.push(moving.map((t) => t.grantId ?? null));
+  const result = await tx.query<
+    EntryRow & { wallet_balance: bigint; threshold_crossings: Crossing[] | null; over_limit: OverLimit[] | null }
+  >({
     name: guard ? 'post_wallet_entries_guarded' : 'post_wallet_entries',
     text: statement(guard !== undefined),
     values,
@@ -201,6 +220,7 @@ export async function postWalletEntries(tx: Queryable, walletId: string, transfe
   if (!first) return null;
   // Refused by a spend limit: the caller's transaction rolls back, as for InsufficientFunds.
   if (guard && first.over_limit) throw new SpendLimitReached(first.over_limit[0]!, guard.currency, guard.available);
-  if (first.threshold_crossings?.length) await announceCrossings(tx, { walletId, tenantId: moving[0]!.tenantId, currency: moving[0]!.currency }, first.threshold_crossings);
+  if (first.threshold_crossings?.length)
+    await announceCrossings(tx, { walletId, tenantId: moving[0]!.tenantId, currency: moving[0]!.currency }, first.threshold_crossings);
   return { rows: result.rows, balance: first.wallet_balance };
 }

@@ -22,7 +22,10 @@ export interface EntryFilters {
 
 /** The wallet number of one of its entries; null when the id is not an entry of this wallet. */
 export async function entrySequence(db: Queryable, walletId: string, entryId: string): Promise<bigint | null> {
-  const result = await db.query<{ wallet_seq: bigint }>('select wallet_seq from ledger_entries where id = $1 and wallet_id = $2', [entryId, walletId]);
+  const result = await db.query<{ wallet_seq: bigint }>('select wallet_seq from ledger_entries where id = $1 and wallet_id = $2', [
+    entryId,
+    walletId,
+  ]);
   return result.rows[0]?.wallet_seq ?? null;
 }
 
@@ -99,7 +102,12 @@ export async function balancesAt(db: Queryable, walletId: string, instant: strin
   });
   const row = result.rows[0];
   if (!row) return { balance: 0n, reserved: 0n, available: 0n, sequence: 0n };
-  return { balance: row.balance_after, reserved: row.reserved_after, available: row.balance_after - row.reserved_after, sequence: row.wallet_seq };
+  return {
+    balance: row.balance_after,
+    reserved: row.reserved_after,
+    available: row.balance_after - row.reserved_after,
+    sequence: row.wallet_seq,
+  };
 }
 
 /** The most lines one statement holds; a longer range is asked for in parts (statements chain). */
@@ -145,6 +153,7 @@ function chainEntry(entry: WalletEntry): ChainEntry {
     jobId: entry.jobId,
     settlementKey: entry.settlementKey,
     reference: entry.reference,
+    grantId: entry.grantId,
     amount: entry.amount,
     balanceAfter: entry.balanceAfter,
     reservedAfter: entry.reservedAfter,

@@ -9,6 +9,7 @@ import { planIntent, type PlannedIntent } from './plan-intent.js';
 import { findSettlement, findSettlements, insertSettlements, type SettlementRow } from './settlements.js';
 import { moveProjections, type Transfer } from './transfers.js';
 import { postWalletEntries } from './wallet-entries.js';
+import { allocateToGrants } from './allocate.js';
 import { formatAmount } from '../money/index.js';
 import { enqueueMessages, type NewMessage } from '../outbound/enqueue.js';
 
@@ -47,6 +48,8 @@ export interface Written {
   replayed: boolean;
   /** every settlement this decision inserted now (none when its effect existed before) */
   inserted: SettlementRow[];
+  /** what each inserted settlement writes; its transfers move the wallet as a whole until allocateToGrants splits them */
+  plans: PlannedIntent[];
   transfers: Transfer[];
   revenueAccount: string | null;
   charges: boolean;
@@ -61,11 +64,17 @@ export interface Written {
  * SettlementKeyTaken (the caller answers it: settle() with the existing effect, a batch
  * by settling its events one by one). At most one request per job.
  */
-export async function writeDecisions(tx: Queryable, jobs: ReadonlyMap<string, LockedJob>, requests: readonly SettleRequest[]): Promise<Written[]> {
+export async function writeDecisions(
+  tx: Queryable,
+  jobs: ReadonlyMap<string, LockedJob>,
+  requests: readonly SettleRequest[],
+): Promise<Written[]> {
   const locked = requests.map((r) => jobs.get(r.jobId)!);
   const asking = requests.filter((r) => yieldsToAwaitingEvents(r.event)).map((r) => r.jobId);
   const awaiting = await jobsWithAwaitingEvents(tx, asking);
-  const decisions = requests.map((r, i) => decide({ ...locked[i]!.view, eventAwaiting: awaiting.has(r.jobId) }, r.event, locked[i]!.policy));
+  const decisions = requests.map((r, i) =>
+    decide({ ...locked[i]!.view, eventAwaiting: awaiting.has(r.jobId) }, r.event, locked[i]!.policy),
+  );
 
   const holding = requests.filter((_, i) => decisions[i]!.intents.length > 0).map((r) => r.jobId);
   const holds = holding.length > 0 ? await findHolds(tx, holding) : new Map();
@@ -75,11 +84,20 @@ export async function writeDecisions(tx: Queryable, jobs: ReadonlyMap<string, Lo
     return decision.intents.map((intent) => planIntent(locked[i]!, intent, holds.get(locked[i]!.row.id), source));
   });
   const planned = plans.flat();
-  const inserted = await insertSettlements(tx, planned.map((p) => p.settlement));
+  const inserted = await insertSettlements(
+    tx,
+    planned.map((p) => p.settlement),
+  );
   const taken = planned.find((p) => !inserted.has(p.settlement.key));
   if (taken) throw new SettlementKeyTaken(taken.settlement.key);
-  await resolveHolds(tx, planned.flatMap((p) => (p.resolvesHold ? [p.resolvesHold] : [])));
-  await writeJobs(tx, locked.map((job, i) => ({ job, decision: decisions[i]! })));
+  await resolveHolds(
+    tx,
+    planned.flatMap((p) => (p.resolvesHold ? [p.resolvesHold] : [])),
+  );
+  await writeJobs(
+    tx,
+    locked.map((job, i) => ({ job, decision: decisions[i]! })),
+  );
 
   // An event whose effect an equal event wrote before returns that effect.
   const replayKeys = decisions.flatMap((d) => (d.intents.length === 0 && d.effectKey !== null ? [d.effectKey] : []));
@@ -95,6 +113,7 @@ export async function writeDecisions(tx: Queryable, jobs: ReadonlyMap<string, Lo
       settlement,
       replayed: own.length === 0 && settlement !== null,
       inserted: own,
+      plans: plans[i]!,
       transfers: plans[i]!.flatMap((p) => p.transfers),
       revenueAccount: plans[i]!.at(-1)?.revenueAccount ?? null,
       charges: plans[i]!.some((p) => p.charges),
@@ -104,7 +123,16 @@ export async function writeDecisions(tx: Queryable, jobs: ReadonlyMap<string, Lo
     tx,
     written.flatMap(({ request, decision, settlement }) =>
       request.claim
-        ? [{ claim: request.claim, mark: { status: decision.outcome.status, reason: decision.outcome.reason ?? null, settlementKey: settlement?.settlement_key ?? null } }]
+        ? [
+            {
+              claim: request.claim,
+              mark: {
+                status: decision.outcome.status,
+                reason: decision.outcome.reason ?? null,
+                settlementKey: settlement?.settlement_key ?? null,
+              },
+            },
+          ]
         : [],
     ),
   );
@@ -134,7 +162,10 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
     source: sourceOf(w),
   });
   await enqueueMessages(tx, written.flatMap(settledMessages));
-  await raiseEachAlert(tx, written.flatMap((w) => w.decision.outcome.raises.map((a) => alertOf(w, { class: a }))));
+  await raiseEachAlert(
+    tx,
+    written.flatMap((w) => w.decision.outcome.raises.map((a) => alertOf(w, { class: a }))),
+  );
 
   const byWallet = new Map<string, Transfer[]>();
   for (const w of written) {
@@ -145,11 +176,23 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
   const revenues = [...new Set(written.flatMap((w) => (w.revenueAccount ? [w.revenueAccount] : [])))].sort();
   const balances = new Map<string, bigint>();
   for (const wallet of wallets) {
-    const posted = await postWalletEntries(tx, wallet, byWallet.get(wallet)!);
+    const ofWallet = written.filter((w) => w.job.row.wallet_id === wallet);
+    const funded = await allocateToGrants(tx, wallet, ofWallet);
+    const posted = await postWalletEntries(
+      tx,
+      wallet,
+      ofWallet.flatMap((w) => w.transfers),
+    );
     if (!posted) throw new Error(`wallet ${wallet} vanished while settling`);
+    await funded.write();
     balances.set(wallet, posted.balance);
   }
-  await moveProjections(tx, written.flatMap((w) => w.transfers), revenues, new Set(wallets));
+  await moveProjections(
+    tx,
+    written.flatMap((w) => w.transfers),
+    revenues,
+    new Set(wallets),
+  );
 
   const balanceAfter = balancesAfterEach(written, balances);
   const overdrafts: RaisedAlert[] = [];
@@ -161,8 +204,14 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
     if (w.charges && walletBalance !== undefined && walletBalance < 0n) {
       const event = request.claim ? { provider: request.claim.provider, event_key: request.claim.eventKey } : {};
       alerts.push('wallet_overdrawn');
-      overdrafts.push(alertOf(w, { class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: walletBalance.toString(), ...event } }));
-      overdraftMessages.push({ tenantId: job.row.tenant_id, type: 'wallet.overdrawn', data: { wallet_id: job.row.wallet_id, currency: job.row.currency, balance: formatAmount(walletBalance) } });
+      overdrafts.push(
+        alertOf(w, { class: 'wallet_overdrawn', detail: { wallet_id: job.row.wallet_id, balance: walletBalance.toString(), ...event } }),
+      );
+      overdraftMessages.push({
+        tenantId: job.row.tenant_id,
+        type: 'wallet.overdrawn',
+        data: { wallet_id: job.row.wallet_id, currency: job.row.currency, balance: formatAmount(walletBalance) },
+      });
     }
     return {
       outcome: decision.outcome.status,
@@ -194,7 +243,13 @@ function settledMessages({ job, decision, inserted, request }: Written): NewMess
       },
     },
     ...(request.event.type === 'hold.expired' && s.charge_type === 'release'
-      ? [{ tenantId: row.tenant_id, type: 'hold.expired' as const, data: { job_id: row.id, wallet_id: row.wallet_id, amount: formatAmount(s.amount), currency: row.currency } }]
+      ? [
+          {
+            tenantId: row.tenant_id,
+            type: 'hold.expired' as const,
+            data: { job_id: row.id, wallet_id: row.wallet_id, amount: formatAmount(s.amount), currency: row.currency },
+          },
+        ]
       : []),
   ]);
 }

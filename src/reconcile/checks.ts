@@ -105,7 +105,8 @@ const RUNNING_BALANCE_CHECK: Check = {
   sql: `with chain as (
           select e.wallet_id, e.wallet_seq, e.created_at, e.balance_after, e.reserved_after,
                  row_number() over w as position,
-                 sum(case when e.flags in ('posted', 'post_pending')
+                 sum(case when e.debit_account_id = e.credit_account_id then 0 -- a grant paying the wallet's debt
+                          when e.flags in ('posted', 'post_pending')
                           then case when e.credit_account_id = e.wallet_id then e.amount else -e.amount end
                           else 0 end) over w as balance_sum,
                  sum(case when e.debit_account_id <> e.wallet_id then 0

@@ -313,7 +313,7 @@ describe('a hot wallet in time', () => {
     expect((await list(`cursor=${entries[3]!.id}`)).data.map((e: Entry) => e.sequence)).toEqual([3, 2, 1]);
 
     for (const [query, param] of [
-      ['entry_type=refund', 'entry_type'],
+      ['entry_type=payout', 'entry_type'],
       ['job_id=nope', 'job_id'],
       ['created_gte=yesterday', 'created_gte'],
       ['created_lt=2026-02-31T00:00:00Z', 'created_lt'],

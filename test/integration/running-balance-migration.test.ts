@@ -166,7 +166,7 @@ describe('migration 0009 on a populated ledger', () => {
     const headBefore = await headOf();
     const replay = await pool.query(
       `insert into ledger_entries (id, settlement_key, entry_type, flags, debit_account_id, credit_account_id, amount, currency, tenant_id)
-       values ($1, $2, 'credit', 'posted', $3, $4, 5, 'USD', $5) on conflict on constraint ledger_entries_settlement_key_entry_type_key do nothing`,
+       values ($1, $2, 'credit', 'posted', $3, $4, 5, 'USD', $5) on conflict on constraint ledger_entries_settlement_key_entry_type_grant_key do nothing`,
       [newId(), `${wallet.tenantId}:by-hand`, funding.rows[0]!.id, wallet.id, wallet.tenantId],
     );
     expect(replay.rowCount).toBe(0);

@@ -101,7 +101,7 @@ describe('append-only ledger', () => {
       ),
     );
     expect(error).toBeInstanceOf(UniqueViolation);
-    expect(error.constraint).toBe('ledger_entries_settlement_key_entry_type_key');
+    expect(error.constraint).toBe('ledger_entries_settlement_key_entry_type_grant_key');
   });
 });
 

@@ -37,21 +37,21 @@ async function count(pool: TestDatabase['pool'], sql: string, params: unknown[])
 }
 
 describe('a unique violation on another constraint is an error, never a duplicate', () => {
-  it('a forged capture entry under the capture key: UniqueViolation on ledger_entries_settlement_key_entry_type_key, nothing kept', async () => {
+  it('a forged capture entry under the capture key: UniqueViolation on ledger_entries_settlement_key_entry_type_grant_key, nothing kept', async () => {
     const world = await createWorld(forged.pool, { funds: RESERVATION });
     const job = await submitWorldJob(forged.pool, world);
     const key = settlementKey(world.tenantId, job.id, 'capture', 1);
     const revenue = await forged.pool.query<{ id: string }>(`select id from accounts where tenant_id = $1 and kind = 'revenue'`, [world.tenantId]);
     await forged.pool.query(
-      `insert into ledger_entries (id, settlement_key, entry_type, flags, debit_account_id, credit_account_id, amount, currency, tenant_id, job_id)
-       values ($1, $2, 'capture', 'posted', $3, $4, 1, 'USD', $5, $6)`,
+      `insert into ledger_entries (id, settlement_key, entry_type, flags, debit_account_id, credit_account_id, amount, currency, tenant_id, job_id, grant_id)
+       values ($1, $2, 'capture', 'posted', $3, $4, 1, 'USD', $5, $6, (select grant_id from hold_shares where job_id = $6))`,
       [newId(), key, world.wallet.id, revenue.rows[0]!.id, world.tenantId, job.id],
     );
     const walletBefore = await walletRow(forged.pool, world.wallet.id);
 
     const error = await settle(forged.pool, { jobId: job.id, event: completed }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UniqueViolation);
-    expect((error as UniqueViolation).constraint).toBe('ledger_entries_settlement_key_entry_type_key');
+    expect((error as UniqueViolation).constraint).toBe('ledger_entries_settlement_key_entry_type_grant_key');
 
     expect(await count(forged.pool, 'select 1 from settlements where job_id = $1', [job.id])).toBe(0);
     expect(await count(forged.pool, 'select 1 from ledger_entries where settlement_key = $1', [key])).toBe(1); // only the forged one

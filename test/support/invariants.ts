@@ -63,8 +63,8 @@ const CHECKS: Record<string, string> = {
            coalesce(r.resolved, 0) as entries_resolved
     from holds h
     left join settlements s on s.job_id = h.job_id and s.charge_type in ('capture', 'release')
-    left join (select pending_id, sum(amount) as resolved from ledger_entries where pending_id is not null group by pending_id) r
-      on r.pending_id = h.pending_entry_id
+    left join (select job_id, sum(amount) as resolved from ledger_entries where pending_id is not null group by job_id) r
+      on r.job_id = h.job_id
     where (h.resolved_by is null) <> (s.settlement_key is null)
        or h.resolved_by is distinct from s.settlement_key
        or (h.resolved_by is not null and h.posted + h.voided <> h.amount)
@@ -131,8 +131,10 @@ const CHECKS: Record<string, string> = {
              case when s.amount > 0 then w.revenue_account_id else w.wallet_id end
       from settlements s join holds w on w.job_id = s.job_id where s.charge_type = 'adjustment'
     ), actual as (
-      select settlement_key, entry_type, amount, debit_account_id as debit, credit_account_id as credit from ledger_entries
+      -- a settlement funded by several grants is one entry per grant: their sum is the settlement's
+      select settlement_key, entry_type, sum(amount) as amount, debit_account_id as debit, credit_account_id as credit from ledger_entries
       where entry_type in ('capture', 'release_remainder', 'release', 'adjustment')
+      group by settlement_key, entry_type, debit_account_id, credit_account_id
     )
     select coalesce(e.settlement_key, a.settlement_key) as settlement_key, coalesce(e.entry_type, a.entry_type) as entry_type,
            e.amount as expected, a.amount as actual
@@ -156,12 +158,51 @@ const CHECKS: Record<string, string> = {
       on c.debit_account_id = a.id
     where a.kind = 'wallet' and a.credits_posted - a.debits_posted - a.debits_pending + coalesce(c.charged, 0) < 0`,
 
-  // Reservation entries: exactly one per hold with a positive amount, for that amount.
+  // Reservation entries: one per share of a hold with a positive amount, together its amount,
+  // each the reserve entry its share names, on the share's grant.
   reserve_entry_per_hold: `
-    select h.job_id, h.amount, e.amount as entry_amount from holds h
-    left join ledger_entries e on e.id = h.pending_entry_id
-    where h.amount > 0 and (e.id is null or e.amount <> h.amount or e.flags <> 'pending' or e.entry_type <> 'reserve'
-                           or e.debit_account_id <> h.wallet_id or e.credit_account_id <> h.revenue_account_id)`,
+    select h.job_id, h.amount, sum(e.amount) as entry_amount from holds h
+    left join hold_shares s on s.job_id = h.job_id and s.held > 0
+    left join ledger_entries e on e.id = s.pending_entry_id and e.flags = 'pending' and e.entry_type = 'reserve' and e.amount = s.held
+      and e.debit_account_id = h.wallet_id and e.credit_account_id = h.revenue_account_id and e.grant_id is not distinct from s.grant_id
+    where h.amount > 0 group by h.job_id, h.amount having sum(e.amount) is distinct from h.amount`,
+
+  // Grants (CONTRACT.md "Credit grants"): the wallet is the sum of its grants — balance =
+  // Σ remaining − debt, reserved = Σ held — and no grant holds more than it has.
+  wallet_is_sum_of_grants: `
+    select a.id, a.credits_posted - a.debits_posted as balance, a.debits_pending as reserved, a.debt,
+           coalesce(g.remaining, 0) as grants_remaining, coalesce(g.held, 0) as grants_held
+    from accounts a left join (select wallet_id, sum(remaining) as remaining, sum(held) as held from grants group by wallet_id) g on g.wallet_id = a.id
+    where a.kind = 'wallet' and (a.credits_posted - a.debits_posted <> coalesce(g.remaining, 0) - a.debt or a.debits_pending <> coalesce(g.held, 0))`,
+
+  // Each grant's remaining and held are what its entries say (from its opening, for the
+  // grant a wallet's earlier balance became): posted money to or from it, pending holds on it.
+  grant_equals_entries: `
+    select g.id, g.remaining, g.held, g.opening + coalesce(e.posted, 0) as entries_remaining, coalesce(e.held, 0) + coalesce(o.held, 0) as entries_held
+    from grants g
+    left join (
+      select grant_id,
+             sum(case when entry_type = 'debt_repayment' then -amount
+                      when flags in ('posted', 'post_pending') then case when credit_account_id = wallet_id then amount else -amount end
+                      else 0 end) as posted,
+             sum(case flags when 'pending' then amount when 'posted' then 0 else -amount end) filter (where flags <> 'posted') as held
+      from ledger_entries where grant_id is not null group by grant_id
+    ) e on e.grant_id = g.id
+    -- holds open before grants: their reserve entries name no grant, their shares do
+    left join (
+      select s.grant_id, sum(s.held - s.captured - s.returned) as held from hold_shares s
+      join ledger_entries r on r.id = s.pending_entry_id where r.grant_id is null group by s.grant_id
+    ) o on o.grant_id = g.id
+    where g.remaining <> g.opening + coalesce(e.posted, 0) or g.held <> coalesce(e.held, 0) + coalesce(o.held, 0)`,
+
+  // A job's shares are its hold: Σ held = the hold; once resolved, Σ captured = posted and Σ returned = voided.
+  shares_match_hold: `
+    select h.job_id, h.amount, h.posted, h.voided, sum(s.held) as held, sum(s.captured) as captured, sum(s.returned) as returned
+    from holds h left join hold_shares s on s.job_id = h.job_id
+    group by h.job_id, h.amount, h.posted, h.voided
+    having coalesce(sum(s.held), 0) <> h.amount
+        or (h.posted is not null and (coalesce(sum(s.captured), 0) <> h.posted or coalesce(sum(s.returned), 0) <> h.voided))
+        or (h.posted is null and coalesce(sum(s.captured + s.returned), 0) <> 0)`,
 };
 
 export type Violations = Record<string, unknown[]>;

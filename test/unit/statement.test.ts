@@ -3,7 +3,14 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { statementCsv } from '../../src/api/statement-csv.js';
 import { canonicalInstant } from '../../src/ledger/instant.js';
-import { StatementChainBroken, buildStatement, entryChange, statementOf, type ChainEntry, type Holdings } from '../../src/ledger/statement.js';
+import {
+  StatementChainBroken,
+  buildStatement,
+  entryChange,
+  statementOf,
+  type ChainEntry,
+  type Holdings,
+} from '../../src/ledger/statement.js';
 import { ENTRY_TYPES, type EntryType } from '../../src/ledger/transfers.js';
 import { formatAmount } from '../../src/money/index.js';
 
@@ -43,7 +50,8 @@ function chainOf(steps: Step[]): ChainEntry[] {
   let at = 0;
   return steps.map((s, i) => {
     at += s.gap;
-    const sign = s.entryType === 'credit' || s.entryType === 'release' || s.entryType === 'release_remainder' || (s.entryType === 'adjustment' && s.refund) ? 1n : -1n;
+    const towardsWallet = ['credit', 'grant', 'refund_reversal', 'release', 'release_remainder', 'debt_repayment'].includes(s.entryType);
+    const sign = towardsWallet || (s.entryType === 'adjustment' && s.refund) ? 1n : -1n;
     const signed = sign * s.magnitude;
     const change = entryChange(s.entryType, signed);
     held = { balance: held.balance + change.balance, reserved: held.reserved + change.reserved };
@@ -55,6 +63,7 @@ function chainOf(steps: Step[]): ChainEntry[] {
       jobId: s.entryType === 'credit' ? null : `job-${i % 7}`,
       settlementKey: `t:job-${i % 7}:${s.entryType}:1`,
       reference: s.reference,
+      grantId: null,
       amount: signed,
       balanceAfter: held.balance,
       reservedAfter: held.reserved,
@@ -83,8 +92,10 @@ describe('a statement', () => {
           const totals = s.totals.reduce((held, t) => plus(held, { balance: t.balanceChange, reserved: t.reservedChange }), s.opening);
           expect(s.closing).toEqual(totals);
           expect(s.totals.reduce((n, t) => n + t.count, 0)).toBe(s.lines.length);
-          for (const t of s.totals) expect(t.amount).toBe(s.lines.filter((l) => l.entryType === t.entryType).reduce((sum, l) => sum + l.amount, 0n));
-          if (s.lines.length > 0) expect(s.closing).toEqual({ balance: s.lines.at(-1)!.balanceAfter, reserved: s.lines.at(-1)!.reservedAfter });
+          for (const t of s.totals)
+            expect(t.amount).toBe(s.lines.filter((l) => l.entryType === t.entryType).reduce((sum, l) => sum + l.amount, 0n));
+          if (s.lines.length > 0)
+            expect(s.closing).toEqual({ balance: s.lines.at(-1)!.balanceAfter, reserved: s.lines.at(-1)!.reservedAfter });
           if (i > 0) expect(s.opening).toEqual(statements[i - 1]!.closing);
         }
         // Together: every entry of [first cut, last cut) once, in the wallet's order.
@@ -93,7 +104,9 @@ describe('a statement', () => {
         // From the wallet's first instant on, the opening is nothing; after its last entry, the closing is all of it.
         const everything = statementOf(chain, instant(0), instant(10_000_000_000));
         expect(everything.opening).toEqual({ balance: 0n, reserved: 0n });
-        expect(everything.closing).toEqual(chain.length ? { balance: chain.at(-1)!.balanceAfter, reserved: chain.at(-1)!.reservedAfter } : { balance: 0n, reserved: 0n });
+        expect(everything.closing).toEqual(
+          chain.length ? { balance: chain.at(-1)!.balanceAfter, reserved: chain.at(-1)!.reservedAfter } : { balance: 0n, reserved: 0n },
+        );
       }),
       { numRuns: RUNS },
     );
@@ -101,12 +114,17 @@ describe('a statement', () => {
 
   it(`refuses to print a running balance its lines contradict (${RUNS} histories)`, () => {
     fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), fc.nat(), fc.bigInt({ min: -1000n, max: 1000n }).filter((d) => d !== 0n), (steps, pick, delta) => {
-        const chain = chainOf(steps);
-        const broken = pick % chain.length;
-        const tampered = chain.map((e, i) => (i === broken ? { ...e, balanceAfter: e.balanceAfter + delta } : e));
-        expect(() => buildStatement({ from: instant(0), to: instant(10_000_000_000) }, null, tampered)).toThrow(StatementChainBroken);
-      }),
+      fc.property(
+        fc.array(step, { minLength: 1, maxLength: 40 }),
+        fc.nat(),
+        fc.bigInt({ min: -1000n, max: 1000n }).filter((d) => d !== 0n),
+        (steps, pick, delta) => {
+          const chain = chainOf(steps);
+          const broken = pick % chain.length;
+          const tampered = chain.map((e, i) => (i === broken ? { ...e, balanceAfter: e.balanceAfter + delta } : e));
+          expect(() => buildStatement({ from: instant(0), to: instant(10_000_000_000) }, null, tampered)).toThrow(StatementChainBroken);
+        },
+      ),
       { numRuns: RUNS },
     );
   });
@@ -119,11 +137,29 @@ describe('a statement', () => {
         const s = statementOf(chain, from, to);
         const rows = parse(statementCsv(s), { columns: true }) as Record<string, string>[];
         expect(rows.map((r) => r.row)).toEqual(['opening', ...s.lines.map(() => 'entry'), 'closing', ...s.totals.map(() => 'total')]);
-        expect(rows[0]).toMatchObject({ created_at: from, balance_after: formatAmount(s.opening.balance), reserved_after: formatAmount(s.opening.reserved) });
-        expect(rows.filter((r) => r.row === 'entry').map((r) => [r.entry_id, r.created_at, r.entry_type, r.reference, r.amount, r.balance_after, r.available_after])).toEqual(
-          s.lines.map((l) => [l.id, l.createdAt, l.entryType, l.reference ?? '', formatAmount(l.amount), formatAmount(l.balanceAfter), formatAmount(l.balanceAfter - l.reservedAfter)]),
+        expect(rows[0]).toMatchObject({
+          created_at: from,
+          balance_after: formatAmount(s.opening.balance),
+          reserved_after: formatAmount(s.opening.reserved),
+        });
+        expect(
+          rows
+            .filter((r) => r.row === 'entry')
+            .map((r) => [r.entry_id, r.created_at, r.entry_type, r.reference, r.amount, r.balance_after, r.available_after]),
+        ).toEqual(
+          s.lines.map((l) => [
+            l.id,
+            l.createdAt,
+            l.entryType,
+            l.reference ?? '',
+            formatAmount(l.amount),
+            formatAmount(l.balanceAfter),
+            formatAmount(l.balanceAfter - l.reservedAfter),
+          ]),
         );
-        expect(rows.filter((r) => r.row === 'total').map((r) => [r.entry_type, r.count, r.amount])).toEqual(s.totals.map((t) => [t.entryType, String(t.count), formatAmount(t.amount)]));
+        expect(rows.filter((r) => r.row === 'total').map((r) => [r.entry_type, r.count, r.amount])).toEqual(
+          s.totals.map((t) => [t.entryType, String(t.count), formatAmount(t.amount)]),
+        );
       }),
       { numRuns: RUNS / 4 },
     );
@@ -142,19 +178,31 @@ describe('canonicalInstant', () => {
     expect(canonicalInstant(text)).toBe(canonical);
   });
 
-  it.each(['2026-02-31T00:00:00Z', '2026-12-01T24:00:00Z', '2026-12-01T10:00:60Z', '2026-12-01T10:00:00.1234567Z', '2026-12-01 10:00:00Z', '2026-12-01T10:00:00', '0000-01-01T00:00:00Z', '2026-12-01T10:00:00+24:00', 'yesterday'])(
-    'refuses %s',
-    (text) => {
-      expect(canonicalInstant(text)).toBeNull();
-    },
-  );
+  it.each([
+    '2026-02-31T00:00:00Z',
+    '2026-12-01T24:00:00Z',
+    '2026-12-01T10:00:60Z',
+    '2026-12-01T10:00:00.1234567Z',
+    '2026-12-01 10:00:00Z',
+    '2026-12-01T10:00:00',
+    '0000-01-01T00:00:00Z',
+    '2026-12-01T10:00:00+24:00',
+    'yesterday',
+  ])('refuses %s', (text) => {
+    expect(canonicalInstant(text)).toBeNull();
+  });
 
   it(`orders as the instants do (${RUNS} pairs)`, () => {
-    const text = fc.tuple(fc.integer({ min: 0, max: 4_000_000_000 }), fc.integer({ min: 0, max: 999_999 }), fc.integer({ min: -14 * 60, max: 14 * 60 })).map(([seconds, micros, offset]) => {
-      const local = new Date((seconds + offset * 60) * 1000).toISOString().slice(0, 19);
-      const zone = offset === 0 ? 'Z' : `${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}:${String(Math.abs(offset) % 60).padStart(2, '0')}`;
-      return { text: `${local}.${String(micros).padStart(6, '0')}${zone}`, at: BigInt(seconds) * 1_000_000n + BigInt(micros) };
-    });
+    const text = fc
+      .tuple(fc.integer({ min: 0, max: 4_000_000_000 }), fc.integer({ min: 0, max: 999_999 }), fc.integer({ min: -14 * 60, max: 14 * 60 }))
+      .map(([seconds, micros, offset]) => {
+        const local = new Date((seconds + offset * 60) * 1000).toISOString().slice(0, 19);
+        const zone =
+          offset === 0
+            ? 'Z'
+            : `${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}:${String(Math.abs(offset) % 60).padStart(2, '0')}`;
+        return { text: `${local}.${String(micros).padStart(6, '0')}${zone}`, at: BigInt(seconds) * 1_000_000n + BigInt(micros) };
+      });
     fc.assert(
       fc.property(text, text, (a, b) => {
         const [x, y] = [canonicalInstant(a.text)!, canonicalInstant(b.text)!];

@@ -6,7 +6,14 @@ import { Working, min } from './working.js';
  * A grant's money enters the wallet (a credit, a grant taking effect, a paid payment):
  * it pays the debt first, in the same posting.
  */
-export function postActivation(wallet: WalletFunds, job: JobFunding, grantId: string, amount: Micros, entry: 'credit' | 'grant', now: bigint): PostingResult {
+export function postActivation(
+  wallet: WalletFunds,
+  job: JobFunding,
+  grantId: string,
+  amount: Micros,
+  entry: 'credit' | 'grant',
+  now: bigint,
+): PostingResult {
   const work = new Working(wallet, now);
   if (!work.has(grantId)) return { ok: false, refusal: { reason: 'unknown_grant', grantId } };
   work.move(entry, 'posted', 'funding', { grant: grantId }, amount);
@@ -49,7 +56,14 @@ export function postVoid(wallet: WalletFunds, job: JobFunding, grantId: string, 
  * grant's unheld remaining, the rest as debt — the money is gone from the card's side
  * whatever the tenant has spent since.
  */
-export function postPayerRefund(wallet: WalletFunds, job: JobFunding, grantId: string, amount: Micros, entry: 'refund' | 'dispute_loss', now: bigint): PostingResult {
+export function postPayerRefund(
+  wallet: WalletFunds,
+  job: JobFunding,
+  grantId: string,
+  amount: Micros,
+  entry: 'refund' | 'dispute_loss',
+  now: bigint,
+): PostingResult {
   const work = new Working(wallet, now);
   if (!work.has(grantId)) return { ok: false, refusal: { reason: 'unknown_grant', grantId } };
   const fromGrant = min(unheld(work.grant(grantId)), amount);

@@ -28,7 +28,13 @@ export function postHold(wallet: WalletFunds, job: JobFunding, amount: Micros, n
  * of each, in one posting (`capture` + `release_remainder` per share). A release is a
  * capture of nothing, under its own entry type.
  */
-export function postCapture(wallet: WalletFunds, job: JobFunding, amount: Micros, now: bigint, type: 'capture' | 'release' = 'capture'): PostingResult {
+export function postCapture(
+  wallet: WalletFunds,
+  job: JobFunding,
+  amount: Micros,
+  now: bigint,
+  type: 'capture' | 'release' = 'capture',
+): PostingResult {
   if (job.resolved) return { ok: false, refusal: { reason: 'hold_already_resolved' } };
   const held = job.shares.reduce((sum, s) => sum + s.held, 0n);
   if (amount > held || amount < 0n) return { ok: false, refusal: { reason: 'hold_exceeded', held, requested: amount } };
@@ -71,7 +77,8 @@ export function postAdjustment(wallet: WalletFunds, job: JobFunding, version: nu
     return work.done({ ...job, draws: [...job.draws, ...draws] });
   }
   const requested = -amount;
-  const refundable = job.shares.reduce((s, x) => s + x.captured - x.refunded, 0n) + job.draws.reduce((s, d) => s + d.amount - d.refunded, 0n);
+  const refundable =
+    job.shares.reduce((s, x) => s + x.captured - x.refunded, 0n) + job.draws.reduce((s, d) => s + d.amount - d.refunded, 0n);
   if (requested > refundable) return { ok: false, refusal: { reason: 'refund_exceeds_consumption', refundable, requested } };
   let left = requested;
   const draws = [...job.draws];

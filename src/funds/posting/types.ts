@@ -114,10 +114,22 @@ export type Intent =
   | { readonly kind: 'capture'; readonly amount: Micros; readonly now: Instant }
   | { readonly kind: 'release'; readonly now: Instant }
   | { readonly kind: 'adjustment'; readonly version: number; readonly amount: Micros; readonly now: Instant }
-  | { readonly kind: 'activate'; readonly grantId: string; readonly amount: Micros; readonly entry: 'credit' | 'grant'; readonly now: Instant }
+  | {
+      readonly kind: 'activate';
+      readonly grantId: string;
+      readonly amount: Micros;
+      readonly entry: 'credit' | 'grant';
+      readonly now: Instant;
+    }
   | { readonly kind: 'expire'; readonly grantId: string; readonly now: Instant }
   | { readonly kind: 'void'; readonly grantId: string; readonly now: Instant }
-  | { readonly kind: 'refund'; readonly grantId: string; readonly amount: Micros; readonly entry: 'refund' | 'dispute_loss'; readonly now: Instant }
+  | {
+      readonly kind: 'refund';
+      readonly grantId: string;
+      readonly amount: Micros;
+      readonly entry: 'refund' | 'dispute_loss';
+      readonly now: Instant;
+    }
   | { readonly kind: 'refund_reversal'; readonly grantId: string; readonly amount: Micros; readonly now: Instant };
 
 /** Why an intent writes nothing: each a named result, never an exception (TigerBeetle's habit). */

@@ -1,0 +1,144 @@
+import type { Queryable } from '../db/pool.js';
+import { NO_FUNDING, post, type GrantCategory } from '../funds/posting/index.js';
+import { findGrant, insertGrant, markActivated, recordVoid, type GrantRow, type GrantSource } from '../funds/grants.js';
+import { lockWalletFunds } from '../funds/wallet-funds.js';
+import type { AccountRow } from './accounts.js';
+import { GrantAlreadyVoided, GrantKeyConflict, GrantNotFound, InvalidExpiry, WalletNotFound } from './errors.js';
+import { writePosting } from './write-posting.js';
+
+/**
+ * The movements of a grant that are not a job's: its creation (and activation, at once or
+ * when it takes effect), its expiry and its void. Each locks the wallet with its grants,
+ * asks the posting module, and writes what it says (write-posting.ts), keyed so that a
+ * retry writes nothing twice: an activation under the grant's key, an expiry and a void
+ * under keys of the grant's id.
+ */
+
+export interface GrantRequest {
+  wallet: Pick<AccountRow, 'id' | 'tenant_id' | 'currency'>;
+  amount: bigint;
+  category: GrantCategory;
+  priority: number;
+  /** RFC 3339; default now */
+  effectiveAt?: string | null;
+  expiresAt?: string | null;
+  reference?: string | null;
+  metadata?: Record<string, string>;
+  /** stable for every retry of this grant (derived from its Idempotency-Key) */
+  grantKey: string;
+  source?: GrantSource;
+}
+
+export interface GrantOutcome {
+  grant: GrantRow;
+  /** true when the key was used before and nothing was written now */
+  replayed: boolean;
+  /** true when its money entered the wallet now */
+  activated: boolean;
+}
+
+export async function createGrant(tx: Queryable, request: GrantRequest): Promise<GrantOutcome> {
+  const { wallet } = request;
+  if (request.amount <= 0n) throw new RangeError('a grant must be positive');
+  const locked = await lockWalletFunds(tx, wallet.id, [], { tenantId: wallet.tenant_id, currency: wallet.currency });
+  if (!locked) throw new WalletNotFound(wallet.id);
+  const existing = await findGrant(tx, { grantKey: request.grantKey });
+  if (existing) {
+    const same =
+      existing.wallet_id === wallet.id &&
+      existing.amount === request.amount &&
+      existing.category === request.category &&
+      existing.priority === request.priority;
+    if (!same) throw new GrantKeyConflict(request.grantKey);
+    return { grant: existing, replayed: true, activated: false };
+  }
+  const grant = await insertGrant(tx, {
+    tenantId: wallet.tenant_id,
+    walletId: wallet.id,
+    currency: wallet.currency,
+    category: request.category,
+    priority: request.priority,
+    amount: request.amount,
+    source: request.source ?? 'grant',
+    grantKey: request.grantKey,
+    effectiveAt: request.effectiveAt ?? null,
+    expiresAt: request.expiresAt ?? null,
+    reference: request.reference ?? null,
+    metadata: request.metadata ?? {},
+  });
+  if (!grant) throw new InvalidExpiry('expires_at must be after effective_at (default: now) and in the future');
+  if (grant.activated) {
+    const funds = { ...locked.funds, grants: [...locked.funds.grants, grant] };
+    const posting = post(funds, NO_FUNDING, {
+      kind: 'activate',
+      grantId: grant.id,
+      amount: request.amount,
+      entry: 'grant',
+      now: grant.createdAt,
+    });
+    if (!posting.ok) throw new Error(`the posting module refused grant ${grant.id}: ${posting.refusal.reason}`);
+    await writePosting(tx, { ...locked, funds }, posting, { settlementKey: request.grantKey, reference: request.reference ?? null });
+  }
+  return { grant: (await findGrant(tx, { id: grant.id }))!, replayed: false, activated: grant.activated };
+}
+
+/**
+ * A scheduled grant whose effective_at has come: its money enters now, paying the debt
+ * first. Nothing when it is active already, voided, or not yet effective.
+ */
+export async function activateGrant(tx: Queryable, grantId: string): Promise<boolean> {
+  const row = await findGrant(tx, { id: grantId });
+  if (!row) throw new GrantNotFound(grantId);
+  const locked = await lockWalletFunds(tx, row.wallet_id);
+  if (!locked) throw new WalletNotFound(row.wallet_id);
+  const fresh = (await findGrant(tx, { id: grantId }))!;
+  if (fresh.activated_at !== null || fresh.voided_at !== null || fresh.canceled_at !== null) return false;
+  const due = await tx.query<{ due: boolean }>('select effective_at <= clock_timestamp() as due from grants where id = $1', [grantId]);
+  if (!due.rows[0]!.due) return false;
+  await markActivated(tx, grantId);
+  const reloaded = (await lockWalletFunds(tx, row.wallet_id, [], undefined, [grantId]))!;
+  const posting = post(reloaded.funds, NO_FUNDING, { kind: 'activate', grantId, amount: fresh.amount, entry: 'grant', now: reloaded.now });
+  if (!posting.ok) throw new Error(`the posting module refused to activate grant ${grantId}: ${posting.refusal.reason}`);
+  await writePosting(tx, reloaded, posting, { settlementKey: fresh.grant_key, reference: fresh.reference });
+  return true;
+}
+
+/**
+ * The expiry of a grant past expires_at: its unheld remaining to the breakage account,
+ * once (keyed by the grant). Returns the amount that lapsed, or null when it is not due
+ * or has posted before.
+ */
+export async function expireGrant(tx: Queryable, grantId: string): Promise<bigint | null> {
+  const row = await findGrant(tx, { id: grantId });
+  if (!row) throw new GrantNotFound(grantId);
+  const locked = await lockWalletFunds(tx, row.wallet_id, [], undefined, [grantId]);
+  if (!locked) throw new WalletNotFound(row.wallet_id);
+  if (!locked.funds.grants.some((g) => g.id === grantId)) return null; // never activated: nothing entered, nothing lapses
+  const posting = post(locked.funds, NO_FUNDING, { kind: 'expire', grantId, now: locked.now });
+  if (!posting.ok) return null;
+  const lapsed =
+    posting.wallet.grants.find((g) => g.id === grantId)!.expiredAmount - locked.funds.grants.find((g) => g.id === grantId)!.expiredAmount;
+  await writePosting(tx, locked, posting, { settlementKey: `${row.tenant_id}:grant:${grantId}:expiry` });
+  return lapsed;
+}
+
+/**
+ * An operator's void: the grant's unheld remaining leaves the wallet at once (grant_void,
+ * to the funding account it came from); held shares stay with their jobs and leave when
+ * they return. A grant that never took effect is voided with no entry.
+ */
+export async function voidGrant(tx: Queryable, grantId: string, note: string, tenantId?: string | null): Promise<GrantRow> {
+  const row = await findGrant(tx, { id: grantId }, tenantId);
+  if (!row) throw new GrantNotFound(grantId);
+  const locked = await lockWalletFunds(tx, row.wallet_id, [], undefined, [grantId]);
+  if (!locked) throw new WalletNotFound(row.wallet_id);
+  const fresh = (await findGrant(tx, { id: grantId }))!;
+  if (fresh.voided_at !== null) throw new GrantAlreadyVoided(grantId);
+  await recordVoid(tx, grantId, note);
+  if (locked.funds.grants.some((g) => g.id === grantId)) {
+    const posting = post(locked.funds, NO_FUNDING, { kind: 'void', grantId, now: locked.now });
+    if (!posting.ok) throw new GrantAlreadyVoided(grantId);
+    await writePosting(tx, locked, posting, { settlementKey: `${row.tenant_id}:grant:${grantId}:void`, reference: note });
+  }
+  return (await findGrant(tx, { id: grantId }))!;
+}

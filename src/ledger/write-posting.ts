@@ -1,0 +1,51 @@
+import type { Queryable } from '../db/pool.js';
+import type { JobFunding, PostingResult } from '../funds/posting/index.js';
+import { writeWalletFunds, type LockedFunds } from '../funds/wallet-funds.js';
+import { systemAccountIds, type SystemAccountKind } from './accounts.js';
+import type { EntryRow } from './entries.js';
+import { transfersOf } from './grant-transfers.js';
+import { moveProjections } from './transfers.js';
+import { postWalletEntries } from './wallet-entries.js';
+
+export interface WrittenPosting {
+  /** the entries inserted, in the posting's order */
+  rows: EntryRow[];
+  /** the wallet's posted balance after them */
+  balance: bigint;
+}
+
+/**
+ * Writes one accepted posting of a wallet that is not a job's settlement (a credit, a
+ * grant's activation, expiry or void): its entries with the wallet's projection and
+ * running values, the system accounts' projections (wallet first, then those accounts in
+ * id order: DESIGN.md's lock order), and the grants' and debt's new values. Under the
+ * wallet lock `locked` holds. A posting that moves nothing writes only the grants' values.
+ */
+export async function writePosting(
+  tx: Queryable,
+  locked: LockedFunds,
+  result: Extract<PostingResult, { ok: true }>,
+  entries: { settlementKey: string; reference?: string | null },
+  jobs: ReadonlyMap<string, JobFunding> = new Map(),
+): Promise<WrittenPosting> {
+  const parties = new Set(result.postings.flatMap((p) => [p.from, p.to]));
+  const kinds = (['funding', 'revenue', 'breakage'] as const).filter((kind: SystemAccountKind) => parties.has(kind));
+  const accounts = await systemAccountIds(tx, locked.tenantId, locked.currency, kinds);
+  const transfers = transfersOf(result.postings, {
+    walletId: locked.walletId,
+    tenantId: locked.tenantId,
+    currency: locked.currency,
+    settlementKey: entries.settlementKey,
+    reference: entries.reference ?? null,
+    accounts,
+  });
+  let written: WrittenPosting = { rows: [], balance: 0n };
+  if (transfers.length > 0) {
+    const posted = await postWalletEntries(tx, locked.walletId, transfers);
+    if (!posted) throw new Error(`wallet ${locked.walletId} vanished while posting ${entries.settlementKey}`);
+    await moveProjections(tx, transfers, [locked.walletId, ...Object.values(accounts).sort()], new Set([locked.walletId]));
+    written = posted;
+  }
+  await writeWalletFunds(tx, locked, result.wallet, jobs);
+  return written;
+}
