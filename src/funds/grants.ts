@@ -19,6 +19,9 @@ export interface NewGrant {
   expiresAt?: string | null;
   reference?: string | null;
   metadata?: Record<string, string>;
+  /** a grant a payment will bring (checkout, auto-recharge): inserted unactivated, activated when the payment succeeds */
+  awaitingPayment?: boolean;
+  payment?: Record<string, unknown> | null;
 }
 
 /**
@@ -36,8 +39,8 @@ export async function insertGrant(tx: Queryable, grant: NewGrant): Promise<(Gran
     text: `with clock as (select clock_timestamp() as now),
      at as (select now, coalesce($10::timestamptz, now) as effective from clock)
      insert into grants (id, tenant_id, wallet_id, currency, category, priority, amount, source, grant_key,
-                         effective_at, expires_at, activated_at, reference, metadata, created_at)
-     select $1, $2, $3, $4, $5, $6, $7, $8, $9, at.effective, $11, case when at.effective <= at.now then at.now end, $12, $13, at.now
+                         effective_at, expires_at, activated_at, reference, metadata, created_at, payment)
+     select $1, $2, $3, $4, $5, $6, $7, $8, $9, at.effective, $11, case when at.effective <= at.now and not $14 then at.now end, $12, $13, at.now, $15
      from at
      -- an expiry that is not after the grant takes effect, or already past, inserts nothing
      where $11::timestamptz is null or ($11::timestamptz > at.effective and $11::timestamptz > at.now)
@@ -58,6 +61,8 @@ export async function insertGrant(tx: Queryable, grant: NewGrant): Promise<(Gran
       grant.expiresAt ?? null,
       grant.reference ?? null,
       JSON.stringify(grant.metadata ?? {}),
+      grant.awaitingPayment ?? false,
+      grant.payment ? JSON.stringify(grant.payment) : null,
     ],
   });
   const row = result.rows[0];
@@ -129,4 +134,13 @@ export async function markActivated(tx: Queryable, grantId: string): Promise<voi
 /** Records who voided a grant and why (its amounts move with the posting, wallet-funds.ts). */
 export async function recordVoid(tx: Queryable, grantId: string, note: string): Promise<void> {
   await tx.query('update grants set voided_at = coalesce(voided_at, clock_timestamp()), void_note = $2 where id = $1', [grantId, note]);
+}
+
+/** Cancels a grant awaiting payment (an expired or failed checkout, a declined recharge): it never brought money. */
+export async function markCanceled(tx: Queryable, grantId: string): Promise<boolean> {
+  const result = await tx.query(
+    'update grants set canceled_at = clock_timestamp() where id = $1 and activated_at is null and canceled_at is null',
+    [grantId],
+  );
+  return result.rowCount === 1;
 }

@@ -27,6 +27,9 @@ export interface GrantRequest {
   /** stable for every retry of this grant (derived from its Idempotency-Key) */
   grantKey: string;
   source?: GrantSource;
+  /** inserted unactivated: its payment's success activates it (activateGrant with `paid`) */
+  awaitingPayment?: boolean;
+  payment?: Record<string, unknown> | null;
 }
 
 export interface GrantOutcome {
@@ -65,6 +68,8 @@ export async function createGrant(tx: Queryable, request: GrantRequest): Promise
     expiresAt: request.expiresAt ?? null,
     reference: request.reference ?? null,
     metadata: request.metadata ?? {},
+    awaitingPayment: request.awaitingPayment ?? false,
+    payment: request.payment ?? null,
   });
   if (!grant) throw new InvalidExpiry('expires_at must be after effective_at (default: now) and in the future');
   if (grant.activated) {
@@ -83,16 +88,18 @@ export async function createGrant(tx: Queryable, request: GrantRequest): Promise
 }
 
 /**
- * A scheduled grant whose effective_at has come: its money enters now, paying the debt
- * first. Nothing when it is active already, voided, or not yet effective.
+ * A scheduled grant whose effective_at has come, or (`paid`) a grant whose payment
+ * succeeded: its money enters now, paying the debt first. Nothing when it is active
+ * already, voided, or not yet effective. A payment's success activates even a canceled
+ * grant (the money was taken: CONTRACT.md "Payments").
  */
-export async function activateGrant(tx: Queryable, grantId: string): Promise<boolean> {
+export async function activateGrant(tx: Queryable, grantId: string, options: { paid?: boolean } = {}): Promise<boolean> {
   const row = await findGrant(tx, { id: grantId });
   if (!row) throw new GrantNotFound(grantId);
   const locked = await lockWalletFunds(tx, row.wallet_id);
   if (!locked) throw new WalletNotFound(row.wallet_id);
   const fresh = (await findGrant(tx, { id: grantId }))!;
-  if (fresh.activated_at !== null || fresh.voided_at !== null || fresh.canceled_at !== null) return false;
+  if (fresh.activated_at !== null || fresh.voided_at !== null || (fresh.canceled_at !== null && !options.paid)) return false;
   const due = await tx.query<{ due: boolean }>('select effective_at <= clock_timestamp() as due from grants where id = $1', [grantId]);
   if (!due.rows[0]!.due) return false;
   await markActivated(tx, grantId);
