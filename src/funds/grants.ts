@@ -144,3 +144,8 @@ export async function markCanceled(tx: Queryable, grantId: string): Promise<bool
   );
   return result.rowCount === 1;
 }
+
+/** An open dispute freezes the grant (it funds no new hold or charge); its close unfreezes it. */
+export async function setDisputed(tx: Queryable, grantId: string, disputed: boolean): Promise<void> {
+  await tx.query('update grants set disputed = $2 where id = $1', [grantId, disputed]);
+}

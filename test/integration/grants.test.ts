@@ -3,6 +3,7 @@ import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import { InsufficientFunds } from '../../src/ledger/errors.js';
 import { createGrant, expireGrant, voidGrant, type GrantRequest } from '../../src/ledger/grant-writes.js';
+import { postRefundToPayer, reverseRefund } from '../../src/ledger/payment-writes.js';
 import { settle } from '../../src/ledger/settle.js';
 import type { AccountRow } from '../../src/ledger/accounts.js';
 import { freshDatabase } from '../support/database.js';
@@ -177,5 +178,23 @@ describe('voids and debt', () => {
     const credited = await creditWallet(db.pool, wallet, 5_000n);
     expect(await debt()).toBe(0n);
     expect(await grantAmounts(credited.entry.grantId!)).toMatchObject({ remaining: 4_000n });
+  });
+});
+
+describe('money paid back to the payer', () => {
+  it('a refund takes the unheld remaining, the rest as debt, once; its reversal brings it back once, paying the debt first', async () => {
+    const wallet = await newWallet();
+    const paid = (await creditWallet(db.pool, wallet, 3_000n)).entry.grantId!;
+    await reserve(wallet, 2_000n);
+    const refund = { grantId: paid, amount: 2_500n, settlementKey: `${wallet.tenant_id}:refund:re_${newId()}`, entry: 'refund' as const };
+    expect(await withTransaction(db.pool, (tx) => postRefundToPayer(tx, refund))).toBe(true);
+    expect(await withTransaction(db.pool, (tx) => postRefundToPayer(tx, refund))).toBe(false);
+    const debt = async () => (await db.pool.query<{ debt: bigint }>('select debt from accounts where id = $1', [wallet.id])).rows[0]!.debt;
+    expect(await grantAmounts(paid)).toMatchObject({ remaining: 2_000n, held: 2_000n });
+    expect(await debt()).toBe(1_500n);
+    expect(await withTransaction(db.pool, (tx) => reverseRefund(tx, refund))).toBe(true);
+    expect(await withTransaction(db.pool, (tx) => reverseRefund(tx, refund))).toBe(false);
+    expect(await debt()).toBe(0n);
+    expect(await grantAmounts(paid)).toMatchObject({ remaining: 3_000n, held: 2_000n });
   });
 });
