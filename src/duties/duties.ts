@@ -8,10 +8,12 @@ import { DEFAULT_POLICY } from '../lifecycle/index.js';
 import { awaitingSql } from '../queue/index.js';
 import { reconcile } from '../reconcile/run.js';
 import { processConfig } from '../config/index.js';
+import { GRANT_SWEEP_BUDGET_MS, activateDueGrants, expireDueGrants } from './grant-duties.js';
 
 /**
  * A duty is periodic work that must run once per interval across all workers together,
- * not once per worker: cancel grace, hold expiry, scheduled reconciliation, cleanup. Any
+ * not once per worker: cancel grace, hold expiry, grants' activation and expiry
+ * (grant-duties.ts), scheduled reconciliation, cleanup. Any
  * worker may run it; claimDuty decides which. The CLI builds this list's runner and hands
  * it to each Worker (worker/ knows nothing of what the duties are).
  */
@@ -20,6 +22,10 @@ import { processConfig } from '../config/index.js';
 export const DUTY_INTERVAL_SECONDS = {
   cancel_grace: 2,
   hold_expiry: 5,
+  // A scheduled grant brings its money, and an expired one's unheld remaining leaves,
+  // within 10 s (CONTRACT.md "Credit grants"): workers offer duties every second.
+  grant_activation: 2,
+  grant_expiry: 2,
   idempotency_cleanup: 3600,
   // TALLY_RECONCILE_INTERVAL_SECONDS=0 turns scheduled reconciliation off.
   reconcile: processConfig().reconcileIntervalSeconds,
@@ -56,6 +62,10 @@ export async function runDueDuties(pool: Pool, log: DecisionLog): Promise<void> 
     if (flagged > 0)
       log.warn({ holds: flagged }, 'holds open past their expiry with no terminal event; tally reconcile --repair releases them');
   }
+  // Activation first: a grant that took effect and expired while no worker ran brings its
+  // money before its expiry takes the unheld part away (both keyed, each once).
+  if (await claimDuty(pool, 'grant_activation')) await activateDueGrants(pool, { budgetMs: GRANT_SWEEP_BUDGET_MS, log });
+  if (await claimDuty(pool, 'grant_expiry')) await expireDueGrants(pool, { budgetMs: GRANT_SWEEP_BUDGET_MS, log });
   if (DUTY_INTERVAL_SECONDS.reconcile > 0 && (await claimDuty(pool, 'reconcile'))) {
     const run = await reconcile(pool, { log });
     const log_ = run.clean ? log.info.bind(log) : log.warn.bind(log);
