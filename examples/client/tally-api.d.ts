@@ -2925,6 +2925,31 @@ export interface operations {
                              */
                             received_at: string;
                         }[];
+                        /** @description the hold split across the wallet's grants, in allocation order (the order captures consume them): `held` stays as allocated; once the hold is resolved, captured + returned = held; `refunded` is what later refunds gave back of the captured part */
+                        funding: {
+                            grant_id: string;
+                            category: "paid" | "promotional";
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            held: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            captured: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            returned: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            refunded: string;
+                        }[];
                     };
                 };
             };
@@ -3172,6 +3197,31 @@ export interface operations {
                              * @description RFC 3339, UTC
                              */
                             received_at: string;
+                        }[];
+                        /** @description the hold split across the wallet's grants, in allocation order (the order captures consume them): `held` stays as allocated; once the hold is resolved, captured + returned = held; `refunded` is what later refunds gave back of the captured part */
+                        funding: {
+                            grant_id: string;
+                            category: "paid" | "promotional";
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            held: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            captured: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            returned: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            refunded: string;
                         }[];
                     };
                 };
@@ -3441,6 +3491,31 @@ export interface operations {
                              * @description RFC 3339, UTC
                              */
                             received_at: string;
+                        }[];
+                        /** @description the hold split across the wallet's grants, in allocation order (the order captures consume them): `held` stays as allocated; once the hold is resolved, captured + returned = held; `refunded` is what later refunds gave back of the captured part */
+                        funding: {
+                            grant_id: string;
+                            category: "paid" | "promotional";
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            held: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            captured: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            returned: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            refunded: string;
                         }[];
                     };
                 };
@@ -5664,8 +5739,8 @@ export interface operations {
                 "application/json": {
                     /** @description http or https, no credentials; public addresses only unless the operator allows more */
                     url: string;
-                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired; ["*"] for all, including types added later */
-                    events: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "*")[];
+                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired, grant.created, grant.activated, grant.depleted, grant.expired, grant.voided; ["*"] for all, including types added later */
+                    events: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "grant.created" | "grant.activated" | "grant.depleted" | "grant.expired" | "grant.voided" | "*")[];
                     /** @description yours, to tell endpoints apart */
                     description?: string;
                     /**
@@ -5891,8 +5966,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired; ["*"] for all, including types added later */
-                    events?: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "*")[];
+                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired, grant.created, grant.activated, grant.depleted, grant.expired, grant.voided; ["*"] for all, including types added later */
+                    events?: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "grant.created" | "grant.activated" | "grant.depleted" | "grant.expired" | "grant.voided" | "*")[];
                     description?: string | null;
                     disabled?: boolean;
                 };

@@ -79,7 +79,9 @@ const jobSummaryFields = {
   created_at: Instant,
 };
 
-export const JobSummaryView = Type.Object(jobSummaryFields, { description: 'a job as submitted: its reservation at the pinned price version' });
+export const JobSummaryView = Type.Object(jobSummaryFields, {
+  description: 'a job as submitted: its reservation at the pinned price version',
+});
 
 export const JobView = Type.Object(
   {
@@ -95,6 +97,20 @@ export const JobView = Type.Object(
         received_at: Instant,
       }),
       { description: 'every webhook delivery that named this job, duplicates included, oldest first' },
+    ),
+    funding: Type.Array(
+      Type.Object({
+        grant_id: Type.String(),
+        category: literals(['paid', 'promotional']),
+        held: AmountString,
+        captured: AmountString,
+        returned: AmountString,
+        refunded: AmountString,
+      }),
+      {
+        description:
+          "the hold split across the wallet's grants, in allocation order (the order captures consume them): `held` stays as allocated; once the hold is resolved, captured + returned = held; `refunded` is what later refunds gave back of the captured part",
+      },
     ),
   },
   { description: 'a job with its settlements (each with its pricing snapshot), its provider events and its alerts' },

@@ -89,7 +89,9 @@ export function eventView(e: EventFields, audience: 'tenant' | 'admin') {
     ...(audience === 'admin'
       ? {
           last_error: e.last_error,
-          ...(e.state === 'discarded' ? { discarded_by: e.discarded_by, discarded_at: e.discarded_at?.toISOString() ?? null, discard_note: e.discard_note } : {}),
+          ...(e.state === 'discarded'
+            ? { discarded_by: e.discarded_by, discarded_at: e.discarded_at?.toISOString() ?? null, discard_note: e.discard_note }
+            : {}),
         }
       : {}),
     received_at: e.received_at.toISOString(),
@@ -101,12 +103,20 @@ export function eventView(e: EventFields, audience: 'tenant' | 'admin') {
  * A job as its reader may see it: a tenant gets each event's stable `error_code`; the
  * raw `last_error` (which can name an operator's private provider URL) only the admin.
  */
-export function jobView({ job, priceVersion, settlements, events, alerts, deliveries }: JobDetails, audience: 'tenant' | 'admin') {
+export function jobView({ job, priceVersion, settlements, events, alerts, deliveries, funding }: JobDetails, audience: 'tenant' | 'admin') {
   return {
     ...jobSummaryView(job, priceVersion),
     settlements: settlements.map(settlementView),
     events: events.map((e) => eventView(e, audience)),
     alerts,
     deliveries: deliveries.map((d) => ({ ...d, received_at: d.received_at.toISOString() })),
+    funding: funding.map((s) => ({
+      grant_id: s.grant_id,
+      category: s.category,
+      held: formatAmount(s.held),
+      captured: formatAmount(s.captured),
+      returned: formatAmount(s.returned),
+      refunded: formatAmount(s.refunded),
+    })),
   };
 }

@@ -54,6 +54,32 @@ interface DrawJson {
 
 const MICROS = (column: string) => `(extract(epoch from ${column}) * 1000000)::bigint::text`;
 
+/** The grants `g` of a wallet as a JSON array (GrantJson), in the draw-down order. */
+const GRANTS_JSON = `jsonb_agg(jsonb_build_object(
+            'id', g.id, 'category', g.category, 'priority', g.priority,
+            'effective_at', ${MICROS('g.effective_at')}, 'expires_at', ${MICROS('g.expires_at')}, 'created_at', ${MICROS('g.created_at')},
+            'remaining', g.remaining::text, 'held', g.held::text, 'voided', g.voided_at is not null, 'disputed', g.disputed,
+            'expiry_posted', g.expiry_posted_at is not null, 'expired_amount', g.expired_amount::text, 'voided_amount', g.voided_amount::text)
+            order by g.priority, g.expires_at nulls last, g.category desc, g.effective_at, g.created_at, g.id)`;
+
+function grantOf(g: GrantJson): Grant {
+  return {
+    id: g.id,
+    category: g.category,
+    priority: g.priority,
+    effectiveAt: BigInt(g.effective_at),
+    expiresAt: g.expires_at === null ? null : BigInt(g.expires_at),
+    createdAt: BigInt(g.created_at),
+    remaining: BigInt(g.remaining),
+    held: BigInt(g.held),
+    voided: g.voided,
+    disputed: g.disputed,
+    expiryPosted: g.expiry_posted,
+    expiredAmount: BigInt(g.expired_amount),
+    voidedAmount: BigInt(g.voided_amount),
+  };
+}
+
 /**
  * Locks the wallet row (FOR NO KEY UPDATE, the lock its projection's UPDATE takes anyway),
  * then reads the grants that hold money or fund the given jobs, the jobs' shares and
@@ -88,12 +114,7 @@ export async function lockWalletFunds(
         union select unnest($3::uuid[])
       )
       select ${MICROS('clock_timestamp()')} as now,
-        coalesce((select jsonb_agg(jsonb_build_object(
-            'id', g.id, 'category', g.category, 'priority', g.priority,
-            'effective_at', ${MICROS('g.effective_at')}, 'expires_at', ${MICROS('g.expires_at')}, 'created_at', ${MICROS('g.created_at')},
-            'remaining', g.remaining::text, 'held', g.held::text, 'voided', g.voided_at is not null, 'disputed', g.disputed,
-            'expiry_posted', g.expiry_posted_at is not null, 'expired_amount', g.expired_amount::text, 'voided_amount', g.voided_amount::text)
-            order by g.priority, g.expires_at nulls last, g.category desc, g.effective_at, g.created_at, g.id)
+        coalesce((select ${GRANTS_JSON}
           from grants g where g.wallet_id = $1 and g.activated_at is not null
             and (g.remaining > 0 or g.held > 0 or g.id in (select grant_id from funded))), '[]') as grants,
         coalesce((select jsonb_agg(jsonb_build_object('job_id', s.job_id, 'grant_id', s.grant_id, 'held', s.held::text,
@@ -107,21 +128,7 @@ export async function lockWalletFunds(
   });
   const row = { ...head, ...result.rows[0]! };
 
-  const grants = row.grants.map((g): Grant => ({
-    id: g.id,
-    category: g.category,
-    priority: g.priority,
-    effectiveAt: BigInt(g.effective_at),
-    expiresAt: g.expires_at === null ? null : BigInt(g.expires_at),
-    createdAt: BigInt(g.created_at),
-    remaining: BigInt(g.remaining),
-    held: BigInt(g.held),
-    voided: g.voided,
-    disputed: g.disputed,
-    expiryPosted: g.expiry_posted,
-    expiredAmount: BigInt(g.expired_amount),
-    voidedAmount: BigInt(g.voided_amount),
-  }));
+  const grants = row.grants.map(grantOf);
   const jobs = new Map<string, JobFunding>();
   const pendingEntries = new Map<string, string | null>();
   const of = (jobId: string) => jobs.get(jobId) ?? jobs.set(jobId, { shares: [], draws: [], resolved: false }).get(jobId)!;
@@ -154,6 +161,34 @@ export async function lockWalletFunds(
     jobs,
     pendingEntries,
   };
+}
+
+/** A wallet's money as the posting module sees it, read at the database's instant `now`. */
+export interface WalletFundsAt {
+  /** the database's clock when read, in microseconds: what "expired" means for the totals */
+  now: Instant;
+  funds: WalletFunds;
+}
+
+/**
+ * The read side of lockWalletFunds, for the views: the grants and debt of each wallet as
+ * a posting with no job would see them (activated grants holding money), without a
+ * lock, in one statement. Hand them to walletTotals: the one place that adds money up.
+ * By wallet id; a wallet that does not exist is absent. For a view that shows the
+ * wallet's row beside them, read both in one snapshot (a repeatable-read transaction).
+ */
+export async function readWalletFunds(db: Queryable, walletIds: readonly string[]): Promise<Map<string, WalletFundsAt>> {
+  if (walletIds.length === 0) return new Map();
+  const result = await db.query<{ id: string; debt: bigint; now: string; grants: GrantJson[] }>({
+    name: 'read_wallet_funds',
+    text: `with clock as (select ${MICROS('clock_timestamp()')} as now)
+      select a.id, a.debt, clock.now,
+        coalesce((select ${GRANTS_JSON}
+          from grants g where g.wallet_id = a.id and g.activated_at is not null and (g.remaining > 0 or g.held > 0)), '[]') as grants
+      from accounts a, clock where a.id = any($1::uuid[]) and a.kind = 'wallet'`,
+    values: [walletIds],
+  });
+  return new Map(result.rows.map((row) => [row.id, { now: BigInt(row.now), funds: { grants: row.grants.map(grantOf), debt: row.debt } }]));
 }
 
 /** A hold is resolved once its shares have been captured or returned (a hold of nothing never needs to be). */

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { readJobFunding, type FundingShare } from '../funds/grant-reads.js';
 import { listSettlements, type SettlementRow } from '../ledger/settlements.js';
 import type { JobRow } from './rows.js';
 
@@ -28,6 +29,8 @@ export interface JobDetails {
   alerts: string[];
   /** every webhook delivery that named the job, duplicates included, oldest first */
   deliveries: { provider: string; event_key: string; outcome: string; received_at: Date }[];
+  /** the hold's shares across grants, in allocation order */
+  funding: FundingShare[];
 }
 
 /** Why an event's last try failed, as a tenant may see it. */
@@ -53,6 +56,7 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
     'select provider, event_key, outcome, received_at from delivery_attempts where job_id = $1 order by received_at, id',
     [job.id],
   );
+  const funding = await readJobFunding(db, job.id);
   return {
     job,
     priceVersion: price.rows[0]!.version,
@@ -60,5 +64,6 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
     events: events.rows,
     alerts: alerts.rows.map((a) => a.class),
     deliveries: deliveries.rows,
+    funding,
   };
 }

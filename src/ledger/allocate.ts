@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import { NO_FUNDING, post, type Intent, type JobFunding, type Posting } from '../funds/posting/index.js';
 import { systemAccountIds } from './accounts.js';
+import { announceDepleted } from './grant-events.js';
 import { transfersOf } from './grant-transfers.js';
 import type { FundingIntent, PlannedIntent } from './plan-intent.js';
 import type { Transfer } from './transfers.js';
@@ -18,7 +19,8 @@ export interface FundedDecision {
  * grants and the jobs' shares, asks the posting module for each settlement in order, and
  * replaces each decision's transfers (which moved the wallet as a whole) with the
  * module's entries, each naming its grant. `write` stores the grants', shares' and
- * debt's new values; the caller runs it after the entries are inserted.
+ * debt's new values (and grant.depleted for a grant used up); the caller runs it after
+ * the entries are inserted.
  */
 export async function allocateToGrants(
   tx: Queryable,
@@ -66,7 +68,18 @@ export async function allocateToGrants(
       }),
     );
   }
-  return { write: () => writeWalletFunds(tx, locked, funds, jobs) };
+  return {
+    write: async () => {
+      await writeWalletFunds(tx, locked, funds, jobs);
+      await announceDepleted(
+        tx,
+        locked,
+        funds,
+        postings.flatMap((p) => p.postings),
+        locked.now,
+      );
+    },
+  };
 }
 
 function intentOf(funding: FundingIntent, now: bigint): Intent {

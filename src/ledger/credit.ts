@@ -9,6 +9,7 @@ import { writePosting } from './write-posting.js';
 import { asWalletEntry, entryInstant, type EntryRow, type WalletEntry } from './entries.js';
 import { CreditKeyConflict, WalletNotFound } from './errors.js';
 import { enqueueMessage } from '../outbound/enqueue.js';
+import { announceGrantCreated } from './grant-events.js';
 
 /**
  * The API route that tops up a wallet. Its idempotency records are kept for ever (the
@@ -86,6 +87,8 @@ export async function creditWallet(tx: Queryable, request: CreditRequest): Promi
       reference: request.reference ?? null,
     },
   });
+  // A credit is a grant like any other: created and active at once.
+  await announceGrantCreated(tx, grant.id, true);
   const entry = posted.rows.find((row) => row.entry_type === 'credit')!;
   return { entry: asWalletEntry(entry, wallet.id), replayed: false };
 }

@@ -4,7 +4,15 @@ import { findGrant, insertGrant, markActivated, recordVoid, type GrantRow, type 
 import { lockWalletFunds } from '../funds/wallet-funds.js';
 import type { AccountRow } from './accounts.js';
 import { GrantAlreadyVoided, GrantKeyConflict, GrantNotFound, InvalidExpiry, WalletNotFound } from './errors.js';
+import { announceGrantActivated, announceGrantCreated, announceGrantExpired, announceGrantVoided } from './grant-events.js';
 import { writePosting } from './write-posting.js';
+
+/**
+ * The API route that creates a grant. Like a credit's, its idempotency records are kept
+ * for ever (the idempotency cleanup skips it): the grant's key derives from its
+ * Idempotency-Key, so a retry years later must still find the first answer.
+ */
+export const GRANT_ROUTE = '/v1/wallets/:id/grants';
 
 /**
  * The movements of a grant that are not a job's: its creation (and activation, at once or
@@ -84,6 +92,7 @@ export async function createGrant(tx: Queryable, request: GrantRequest): Promise
     if (!posting.ok) throw new Error(`the posting module refused grant ${grant.id}: ${posting.refusal.reason}`);
     await writePosting(tx, { ...locked, funds }, posting, { settlementKey: request.grantKey, reference: request.reference ?? null });
   }
+  await announceGrantCreated(tx, grant.id, grant.activated);
   return { grant: (await findGrant(tx, { id: grant.id }))!, replayed: false, activated: grant.activated };
 }
 
@@ -107,6 +116,7 @@ export async function activateGrant(tx: Queryable, grantId: string, options: { p
   const posting = post(reloaded.funds, NO_FUNDING, { kind: 'activate', grantId, amount: fresh.amount, entry: 'grant', now: reloaded.now });
   if (!posting.ok) throw new Error(`the posting module refused to activate grant ${grantId}: ${posting.refusal.reason}`);
   await writePosting(tx, reloaded, posting, { settlementKey: fresh.grant_key, reference: fresh.reference });
+  await announceGrantActivated(tx, reloaded, { id: grantId, category: fresh.category, amount: fresh.amount });
   return true;
 }
 
@@ -123,9 +133,10 @@ export async function expireGrant(tx: Queryable, grantId: string): Promise<bigin
   if (!locked.funds.grants.some((g) => g.id === grantId)) return null; // never activated: nothing entered, nothing lapses
   const posting = post(locked.funds, NO_FUNDING, { kind: 'expire', grantId, now: locked.now });
   if (!posting.ok) return null;
-  const lapsed =
-    posting.wallet.grants.find((g) => g.id === grantId)!.expiredAmount - locked.funds.grants.find((g) => g.id === grantId)!.expiredAmount;
+  const expired = posting.wallet.grants.find((g) => g.id === grantId)!;
+  const lapsed = expired.expiredAmount - locked.funds.grants.find((g) => g.id === grantId)!.expiredAmount;
   await writePosting(tx, locked, posting, { settlementKey: `${row.tenant_id}:grant:${grantId}:expiry` });
+  await announceGrantExpired(tx, locked, expired, lapsed);
   return lapsed;
 }
 
@@ -142,10 +153,14 @@ export async function voidGrant(tx: Queryable, grantId: string, note: string, te
   const fresh = (await findGrant(tx, { id: grantId }))!;
   if (fresh.voided_at !== null) throw new GrantAlreadyVoided(grantId);
   await recordVoid(tx, grantId, note);
-  if (locked.funds.grants.some((g) => g.id === grantId)) {
+  let voided = 0n;
+  const before = locked.funds.grants.find((g) => g.id === grantId);
+  if (before) {
     const posting = post(locked.funds, NO_FUNDING, { kind: 'void', grantId, now: locked.now });
     if (!posting.ok) throw new GrantAlreadyVoided(grantId);
+    voided = posting.wallet.grants.find((g) => g.id === grantId)!.voidedAmount - before.voidedAmount;
     await writePosting(tx, locked, posting, { settlementKey: `${row.tenant_id}:grant:${grantId}:void`, reference: note });
   }
+  await announceGrantVoided(tx, locked, { id: grantId, category: row.category }, voided, note);
   return (await findGrant(tx, { id: grantId }))!;
 }

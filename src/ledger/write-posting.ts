@@ -3,6 +3,7 @@ import type { JobFunding, PostingResult } from '../funds/posting/index.js';
 import { writeWalletFunds, type LockedFunds } from '../funds/wallet-funds.js';
 import { systemAccountIds, type SystemAccountKind } from './accounts.js';
 import type { EntryRow } from './entries.js';
+import { announceDepleted } from './grant-events.js';
 import { transfersOf } from './grant-transfers.js';
 import { moveProjections } from './transfers.js';
 import { postWalletEntries } from './wallet-entries.js';
@@ -18,7 +19,8 @@ export interface WrittenPosting {
  * Writes one accepted posting of a wallet that is not a job's settlement (a credit, a
  * grant's activation, expiry or void): its entries with the wallet's projection and
  * running values, the system accounts' projections (wallet first, then those accounts in
- * id order: DESIGN.md's lock order), and the grants' and debt's new values. Under the
+ * id order: DESIGN.md's lock order), the grants' and debt's new values, and
+ * grant.depleted for a grant it used up. Under the
  * wallet lock `locked` holds. A posting that moves nothing writes only the grants' values.
  */
 export async function writePosting(
@@ -47,5 +49,6 @@ export async function writePosting(
     written = posted;
   }
   await writeWalletFunds(tx, locked, result.wallet, jobs);
+  await announceDepleted(tx, locked, result.wallet, result.postings, locked.now);
   return written;
 }

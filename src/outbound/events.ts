@@ -8,7 +8,18 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
  */
 
 /** The types an endpoint may subscribe to (`'*'` subscribes to all of them). */
-export const OUTBOUND_EVENT_TYPES = ['job.settled', 'wallet.credited', 'wallet.balance_low', 'wallet.overdrawn', 'hold.expired'] as const;
+export const OUTBOUND_EVENT_TYPES = [
+  'job.settled',
+  'wallet.credited',
+  'wallet.balance_low',
+  'wallet.overdrawn',
+  'hold.expired',
+  'grant.created',
+  'grant.activated',
+  'grant.depleted',
+  'grant.expired',
+  'grant.voided',
+] as const;
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 
 /** Sent only by POST /v1/webhook-endpoints/{id}/ping, to that one endpoint, whatever it subscribes to. */
@@ -52,6 +63,54 @@ export const HoldExpiredData = Type.Object(
   { job_id: Id, wallet_id: Id, amount: Amount, currency: Currency },
   { description: "a job's hold expired without a terminal event and was released" },
 );
+/** What every grant message names: the grant, its wallet and currency, and its category. */
+const grantFields = {
+  grant_id: Id,
+  wallet_id: Id,
+  currency: Currency,
+  category: Type.Union([Type.Literal('paid'), Type.Literal('promotional')]),
+};
+const Instant = Type.String({ description: 'RFC 3339, UTC, to the microsecond', examples: ['2026-12-01T00:00:00.000000Z'] });
+export const GrantCreatedData = Type.Object(
+  {
+    ...grantFields,
+    amount: Amount,
+    priority: Type.Integer({ minimum: 0, maximum: 100 }),
+    source: Type.String({ description: 'credit, grant, stripe_checkout, stripe_payment or auto_recharge', examples: ['grant'] }),
+    status: Type.String({ description: "the grant's status once created: active, scheduled or awaiting_payment", examples: ['active'] }),
+    effective_at: Instant,
+    expires_at: Type.Union([Instant, Type.Null()]),
+    reference: Type.Union([Type.String(), Type.Null()]),
+  },
+  {
+    description:
+      'a grant was created (a credit is a paid grant, so every credit creates one); one effective at once activates in the same transaction (grant.activated follows)',
+  },
+);
+export const GrantActivatedData = Type.Object(
+  { ...grantFields, amount: Amount },
+  {
+    description: "a grant's money entered the wallet (at creation, at effective_at, or when its payment succeeded), paying any debt first",
+  },
+);
+export const GrantDepletedData = Type.Object(grantFields, {
+  description:
+    "a posting (a capture, a charge, a refund to the payer, a debt repayment) took the grant's remaining to 0; an expiry or a void is announced as such instead",
+});
+export const GrantExpiredData = Type.Object(
+  { ...grantFields, expired_amount: Amount },
+  {
+    description:
+      "a grant's expiry posted: expired_amount is the unheld remaining that left the wallet then (shares still held stay with their jobs)",
+  },
+);
+export const GrantVoidedData = Type.Object(
+  { ...grantFields, voided_amount: Amount, note: Type.String() },
+  {
+    description:
+      'an operator voided the grant: voided_amount is the unheld remaining that left the wallet then (shares still held stay with their jobs)',
+  },
+);
 export const PingData = Type.Object({ endpoint_id: Id }, { description: 'a test message sent on request' });
 
 /** Each type's `data` schema, for the API description and for checks in tests. */
@@ -61,6 +120,11 @@ export const MESSAGE_DATA_SCHEMAS = {
   'wallet.balance_low': WalletBalanceLowData,
   'wallet.overdrawn': WalletOverdrawnData,
   'hold.expired': HoldExpiredData,
+  'grant.created': GrantCreatedData,
+  'grant.activated': GrantActivatedData,
+  'grant.depleted': GrantDepletedData,
+  'grant.expired': GrantExpiredData,
+  'grant.voided': GrantVoidedData,
   'webhook.ping': PingData,
 } as const satisfies Record<MessageType, TSchema>;
 
