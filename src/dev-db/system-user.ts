@@ -1,9 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { dirname } from 'node:path';
 
 /**
- * PostgreSQL refuses to run as root. When we are root, initdb, pg_ctl and postgres run
- * as the `postgres` system user (created if missing), which must be able to reach the
- * binaries and the cluster.
+ * PostgreSQL refuses to run as root: as root, initdb, pg_ctl and postgres run as the `postgres`
+ * system user (created if missing). A SystemUser is also the spawn() options that run as it.
  */
 export interface SystemUser {
   uid: number;
@@ -12,9 +12,8 @@ export interface SystemUser {
 
 function postgresUser(): SystemUser | null {
   try {
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-    const user = { uid: id('-u'), gid: id('-g') };
-    return Number.isInteger(user.uid) && Number.isInteger(user.gid) ? user : null;
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+    return { uid: id('-u'), gid: id('-g') };
   } catch {
     return null;
   }
@@ -23,29 +22,29 @@ function postgresUser(): SystemUser | null {
 /** null when we are not root (PostgreSQL runs as us); otherwise the `postgres` user, created if missing. */
 export function postgresRunAs(): SystemUser | null {
   if (process.getuid?.() !== 0) return null;
-  const existing = postgresUser();
-  if (existing) return existing;
-  spawnSync('groupadd', ['-f', '-r', 'postgres'], { stdio: 'ignore' });
-  spawnSync('useradd', ['-r', '-g', 'postgres', '-d', '/var/lib/postgresql', '-M', '-s', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' });
-  const created = postgresUser();
-  if (!created) {
-    throw new Error(
-      'PostgreSQL cannot run as root and there is no `postgres` user to run it as (creating one with useradd failed); create that user, run Tally as a normal user, or set DATABASE_URL',
-    );
-  }
-  return created;
+  const create = 'groupadd -f -r postgres; useradd -r -g postgres -d /var/lib/postgresql -M -s /usr/sbin/nologin postgres';
+  if (!postgresUser()) spawnSync('/bin/sh', ['-c', create], { stdio: 'ignore' });
+  const user = postgresUser();
+  if (user) return user;
+  throw new Error(
+    'PostgreSQL cannot run as root and there is no `postgres` user to run it as (creating one with useradd failed); create that user, run Tally as a normal user, or set DATABASE_URL',
+  );
 }
 
-/** spawn() options that run a program as that user (nothing when null: as us). */
-export function runningAs(user: SystemUser | null): { uid?: number; gid?: number } {
-  return user ? { uid: user.uid, gid: user.gid } : {};
-}
-
-/**
- * Asks the kernel rather than reading mode bits ourselves: a shell run as that user tests
- * the path, so ACLs, groups and every ancestor folder count.
- */
+/** Asks the kernel, not the mode bits: a shell run as that user tests the path, so ACLs, groups and ancestors count. */
 export function userCanReach(user: SystemUser | null, path: string, access: 'x' | 'w' | 'r'): boolean {
-  if (user === null) return true;
-  return spawnSync('/bin/sh', ['-c', `test -${access} "$1"`, 'sh', path], { ...runningAs(user), stdio: 'ignore' }).status === 0;
+  return user === null || spawnSync('/bin/sh', ['-c', `test -${access} "$1"`, 'sh', path], { ...user, stdio: 'ignore' }).status === 0;
+}
+
+/** Runs a program to completion as `user` (null: as us), collecting its output or sending it to a descriptor. */
+export function run(program: string, args: string[], user: SystemUser | null, stdio?: number) {
+  return new Promise<{ code: number | string; output: string }>((resolve, reject) => {
+    // The program's own folder: the postgres user may not be able to enter ours.
+    const child = spawn(program, args, { cwd: dirname(program), stdio: ['ignore', stdio ?? 'pipe', stdio ?? 'pipe'], ...user });
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code: code ?? String(signal), output }));
+  });
 }

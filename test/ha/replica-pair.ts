@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { postgresBinaries, type PostgresBinaries } from '../../src/dev-db/binaries.js';
-import { run } from '../../src/dev-db/cluster.js';
 import { processRuns } from '../../src/dev-db/postmaster-pid.js';
-import { postgresRunAs, type SystemUser } from '../../src/dev-db/system-user.js';
+import { postgresRunAs, run, type SystemUser } from '../../src/dev-db/system-user.js';
 import { freePort, runTally, waitUntil } from '../support/server.js';
 import { StallableProxy } from './stallable-proxy.js';
 
