@@ -4,6 +4,7 @@ import { DEFAULT_SETTLE_CONCURRENCY } from './defaults.js';
 import { processConfig } from '../config/index.js';
 import { reportFatal } from './fatal.js';
 import { registerApiKeyCommands } from './api-key-commands.js';
+import { registerGrantCommands } from './grant-commands.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerSendWebhook } from './send-webhook.js';
 import { registerStatement } from './statement.js';
@@ -42,7 +43,12 @@ program
 program
   .command('worker')
   .description('a standalone settlement worker; any number may run against one database')
-  .option('--concurrency <n>', 'settlement loops (each settles a batch at a time), two per core by default', positiveInteger, DEFAULT_SETTLE_CONCURRENCY)
+  .option(
+    '--concurrency <n>',
+    'settlement loops (each settles a batch at a time), two per core by default',
+    positiveInteger,
+    DEFAULT_SETTLE_CONCURRENCY,
+  )
   .action(lazy(async () => (await import('./worker.js')).workerCommand));
 
 program
@@ -94,5 +100,7 @@ registerOperatorCommands(program);
 registerApiKeyCommands(program);
 registerSendWebhook(program);
 registerStatement(program);
+// On the database itself, like reconcile; after the API's commands, so it joins their `grants`.
+registerGrantCommands(program);
 
 program.parseAsync(process.argv).catch(reportFatal);

@@ -55,6 +55,8 @@ export interface SweepOptions {
   /** grants moved at once (default 2) */
   lanes?: number;
   log?: Pick<DecisionLog, 'info' | 'warn'>;
+  /** told of each grant whose transaction failed (the sweep goes on with the others) */
+  onFailed?: (grant: DueGrant, error: unknown) => void;
 }
 
 export interface SweepResult {
@@ -130,6 +132,7 @@ async function sweep(pool: Pool, options: SweepOptions, select: Select, move: (g
         } catch (error) {
           // One grant that cannot move (a lost connection, a bug) does not hold up the rest.
           result.failed++;
+          options.onFailed?.(grant, error);
           options.log?.warn(
             { err: error, grant_id: grant.id, wallet_id: grant.walletId },
             'grant duty failed for a grant; the next run tries again',
