@@ -178,6 +178,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/wallets/{id}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A wallet's grants, newest first, with their status now; filters status and category; the cursor is a grant's id */
+        get: operations["listWalletGrants"];
+        put?: never;
+        /** Give a wallet a grant of credit (operator only): paid or promotional, with a priority, a start and an expiry. Idempotency-Key required: a grant is created once, whenever retried */
+        post: operations["createGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/grants/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A grant: what it brought, what remains and is held, its status now (a tenant its own; the admin any) */
+        get: operations["getGrant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/grants/{id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Void a grant (operator only): its unheld remaining leaves the wallet at once (grant_void); shares held for jobs stay with them and leave when they return. A second void is 409 grant_voided */
+        post: operations["voidGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs": {
         parameters: {
             query?: never;
@@ -2289,6 +2341,666 @@ export interface operations {
                          * @example -0.000150
                          */
                         available_after: string;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWalletGrants: {
+        parameters: {
+            query?: {
+                /** @description a whole number from 1 to 100 (default 20) */
+                limit?: string;
+                /** @description an object id: the page of objects after it (older) */
+                starting_after?: string;
+                /** @description an object id: the page of objects before it (newer) */
+                ending_before?: string;
+                status?: "scheduled" | "active" | "depleted" | "expired" | "voided" | "awaiting_payment" | "disputed" | "canceled";
+                category?: "paid" | "promotional";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            wallet_id: string;
+                            category: "paid" | "promotional";
+                            /** @description lowest drawn first */
+                            priority: number;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            amount: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            remaining: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            held: string;
+                            status: "scheduled" | "active" | "depleted" | "expired" | "voided" | "awaiting_payment" | "disputed" | "canceled";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC, to the microsecond
+                             */
+                            effective_at: string;
+                            expires_at: string | null;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            expired_amount: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            voided_amount: string;
+                            source: "credit" | "grant" | "stripe_checkout" | "stripe_payment" | "auto_recharge";
+                            payment: {
+                                payment_intent: string | null;
+                                charge: string | null;
+                                checkout_session: string | null;
+                                dispute: string | null;
+                                /** @description the processor's refund ids (re_…) */
+                                refunds: string[];
+                            } | null;
+                            reference: string | null;
+                            /**
+                             * @description an object of your own labels: up to 50 keys of 1 to 40 characters, each value a string of at most 500 characters
+                             * @example {
+                             *       "order_id": "ord_1234"
+                             *     }
+                             */
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC, to the microsecond
+                             */
+                            created_at: string;
+                        }[];
+                        /** @description more objects follow in this direction */
+                        has_more: boolean;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createGrant: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description required: the call is applied once per key; a retry with the same key and body replays the first answer */
+                "idempotency-key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                     * @example 12.50
+                     */
+                    amount: string;
+                    category: "paid" | "promotional";
+                    /** @description lowest drawn first (default 50) */
+                    priority?: number;
+                    /** @description RFC 3339: when its money enters the wallet (default: now; a past instant is now) */
+                    effective_at?: string;
+                    /** @description RFC 3339, after effective_at and in the future: when its unheld remaining lapses (default: never) */
+                    expires_at?: string;
+                    /** @description e.g. the campaign or the order */
+                    reference?: string;
+                    /**
+                     * @description an object of your own labels: up to 50 keys of 1 to 40 characters, each value a string of at most 500 characters
+                     * @example {
+                     *       "order_id": "ord_1234"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description a sub-account of a wallet: `remaining` is what it still holds for the wallet, held part included; `held` the part open holds reserve; a scheduled, awaiting or canceled grant holds 0 (`amount` says what it will bring) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        wallet_id: string;
+                        category: "paid" | "promotional";
+                        /** @description lowest drawn first */
+                        priority: number;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        amount: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        remaining: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        held: string;
+                        status: "scheduled" | "active" | "depleted" | "expired" | "voided" | "awaiting_payment" | "disputed" | "canceled";
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339, UTC, to the microsecond
+                         */
+                        effective_at: string;
+                        expires_at: string | null;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        expired_amount: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        voided_amount: string;
+                        source: "credit" | "grant" | "stripe_checkout" | "stripe_payment" | "auto_recharge";
+                        payment: {
+                            payment_intent: string | null;
+                            charge: string | null;
+                            checkout_session: string | null;
+                            dispute: string | null;
+                            /** @description the processor's refund ids (re_…) */
+                            refunds: string[];
+                        } | null;
+                        reference: string | null;
+                        /**
+                         * @description an object of your own labels: up to 50 keys of 1 to 40 characters, each value a string of at most 500 characters
+                         * @example {
+                         *       "order_id": "ord_1234"
+                         *     }
+                         */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339, UTC, to the microsecond
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a sub-account of a wallet: `remaining` is what it still holds for the wallet, held part included; `held` the part open holds reserve; a scheduled, awaiting or canceled grant holds 0 (`amount` says what it will bring) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        wallet_id: string;
+                        category: "paid" | "promotional";
+                        /** @description lowest drawn first */
+                        priority: number;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        amount: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        remaining: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        held: string;
+                        status: "scheduled" | "active" | "depleted" | "expired" | "voided" | "awaiting_payment" | "disputed" | "canceled";
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339, UTC, to the microsecond
+                         */
+                        effective_at: string;
+                        expires_at: string | null;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        expired_amount: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        voided_amount: string;
+                        source: "credit" | "grant" | "stripe_checkout" | "stripe_payment" | "auto_recharge";
+                        payment: {
+                            payment_intent: string | null;
+                            charge: string | null;
+                            checkout_session: string | null;
+                            dispute: string | null;
+                            /** @description the processor's refund ids (re_…) */
+                            refunds: string[];
+                        } | null;
+                        reference: string | null;
+                        /**
+                         * @description an object of your own labels: up to 50 keys of 1 to 40 characters, each value a string of at most 500 characters
+                         * @example {
+                         *       "order_id": "ord_1234"
+                         *     }
+                         */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339, UTC, to the microsecond
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    voidGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description replays the first answer for the same key and body */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why: kept with the grant and on its grant_void entry */
+                    note: string;
+                };
+            };
+        };
+        responses: {
+            /** @description a sub-account of a wallet: `remaining` is what it still holds for the wallet, held part included; `held` the part open holds reserve; a scheduled, awaiting or canceled grant holds 0 (`amount` says what it will bring) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        wallet_id: string;
+                        category: "paid" | "promotional";
+                        /** @description lowest drawn first */
+                        priority: number;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        amount: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        remaining: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        held: string;
+                        status: "scheduled" | "active" | "depleted" | "expired" | "voided" | "awaiting_payment" | "disputed" | "canceled";
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339, UTC, to the microsecond
+                         */
+                        effective_at: string;
+                        expires_at: string | null;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        expired_amount: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        voided_amount: string;
+                        source: "credit" | "grant" | "stripe_checkout" | "stripe_payment" | "auto_recharge";
+                        payment: {
+                            payment_intent: string | null;
+                            charge: string | null;
+                            checkout_session: string | null;
+                            dispute: string | null;
+                            /** @description the processor's refund ids (re_…) */
+                            refunds: string[];
+                        } | null;
+                        reference: string | null;
+                        /**
+                         * @description an object of your own labels: up to 50 keys of 1 to 40 characters, each value a string of at most 500 characters
+                         * @example {
+                         *       "order_id": "ord_1234"
+                         *     }
+                         */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339, UTC, to the microsecond
+                         */
+                        created_at: string;
                     };
                 };
             };

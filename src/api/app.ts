@@ -20,6 +20,7 @@ import { tenantRoutes } from './routes/tenants.js';
 import { providerRoutes } from './routes/providers.js';
 import { priceRoutes } from './routes/prices.js';
 import { walletRoutes } from './routes/wallets.js';
+import { grantRoutes } from './routes/grants.js';
 import { jobRoutes } from './routes/jobs.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { operationRoutes } from './routes/operations.js';
@@ -108,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   providerRoutes(api, context);
   priceRoutes(api, context);
   walletRoutes(api, context);
+  grantRoutes(api, context);
   jobRoutes(api, context);
   webhookRoutes(api, context);
   operationRoutes(api, context);

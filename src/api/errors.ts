@@ -4,7 +4,15 @@ import { ConnectionLost, DatabaseError, InvalidText, NumericOutOfRange, Statemen
 import { AmountOutOfRange, InvalidAmountError, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
 import { InvalidPolicyError } from '../lifecycle/index.js';
-import { CreditKeyConflict, InsufficientFunds, SpendLimitReached } from '../ledger/errors.js';
+import {
+  CreditKeyConflict,
+  GrantAlreadyVoided,
+  GrantKeyConflict,
+  GrantNotFound,
+  InsufficientFunds,
+  InvalidExpiry,
+  SpendLimitReached,
+} from '../ledger/errors.js';
 import { InvalidLimits, NoPrice } from '../jobs/submit.js';
 import { validationFailure } from './validation-errors.js';
 import { BODY_LIMIT_BYTES } from './limits.js';
@@ -60,6 +68,10 @@ function domainError(raw: unknown): ApiError | null {
   if (error instanceof InvalidLimits) return new ApiError(422, 'invalid_limits', error.message);
   if (error instanceof NoPrice) return new ApiError(422, 'no_price', error.message);
   if (error instanceof CreditKeyConflict) return new ApiError(409, 'credit_key_conflict', error.message);
+  if (error instanceof InvalidExpiry) return new ApiError(400, 'invalid_expiry', error.message, 'expires_at');
+  if (error instanceof GrantKeyConflict) return new ApiError(409, 'grant_key_conflict', error.message);
+  if (error instanceof GrantAlreadyVoided) return new ApiError(409, 'grant_voided', `this grant is voided already; nothing was changed`);
+  if (error instanceof GrantNotFound) return new ApiError(404, 'not_found', 'grant not found');
   if (error instanceof InvalidText) return new ApiError(400, 'invalid_request', 'text fields must not contain NUL characters');
   if (error instanceof ConnectionLost || error instanceof StatementTimeout) {
     return new ApiError(503, 'database_unavailable', 'the database is unavailable; retry later');

@@ -215,10 +215,23 @@ export function canonicalJson(value: unknown): string {
  * before this change keep their keys.)
  */
 export function creditKeyOf(request: FastifyRequest, walletId: string): string {
+  return ledgerKeyOf(request, `/v1/wallets/${walletId}/credits`);
+}
+
+/**
+ * A grant's key (grants.grant_key, and the settlement key of its activation): the tenant,
+ * then a digest of the principal, the wallet as stored and the Idempotency-Key, as for a
+ * credit. One key, one grant, whenever and however the call is retried.
+ */
+export function grantKeyOf(request: FastifyRequest, wallet: { id: string; tenant_id: string }): string {
+  return `${wallet.tenant_id}:grant:${ledgerKeyOf(request, `/v1/wallets/${wallet.id}/grants`)}`;
+}
+
+function ledgerKeyOf(request: FastifyRequest, path: string): string {
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   return createHash('sha256')
-    .update(JSON.stringify([principalKey(request.principal!), `/v1/wallets/${walletId}/credits`, key ?? '']))
+    .update(JSON.stringify([principalKey(request.principal!), path, key ?? '']))
     .digest('hex')
     .slice(0, 32);
 }

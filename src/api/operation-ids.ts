@@ -62,6 +62,12 @@ export const OPERATIONS: Readonly<Record<string, OperationName>> = {
   'GET /v1/wallets/:id/thresholds': { id: 'listWalletThresholds' },
   'DELETE /v1/wallets/:id/thresholds/:threshold_id': { id: 'deleteWalletThreshold' },
 
+  // credit grants
+  'POST /v1/wallets/:id/grants': { id: 'createGrant' },
+  'GET /v1/wallets/:id/grants': { id: 'listWalletGrants' },
+  'GET /v1/grants/:id': { id: 'getGrant' },
+  'POST /v1/grants/:id/void': { id: 'voidGrant' },
+
   // jobs, their settlements, events and alerts
   'POST /v1/jobs': { id: 'submitJob' },
   'GET /v1/jobs': { id: 'listJobs' },

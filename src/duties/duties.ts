@@ -3,6 +3,7 @@ import { settle } from '../ledger/settle.js';
 import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
 import { raiseAlerts } from '../ledger/alerts.js';
 import { CREDIT_ROUTE } from '../ledger/credit.js';
+import { GRANT_ROUTE } from '../ledger/grant-writes.js';
 import { deleteExpiredIdempotencyKeys } from '../idempotency/keys.js';
 import { DEFAULT_POLICY } from '../lifecycle/index.js';
 import { awaitingSql } from '../queue/index.js';
@@ -75,8 +76,8 @@ export async function runDueDuties(pool: Pool, log: DecisionLog): Promise<void> 
     );
   }
   if (await claimDuty(pool, 'idempotency_cleanup')) {
-    // A credit's record is kept for ever: its ledger key derives from the Idempotency-Key.
-    await deleteExpiredIdempotencyKeys(pool, IDEMPOTENCY_RETENTION_DAYS, CREDIT_ROUTE);
+    // A credit's or a grant's record is kept for ever: its ledger key derives from the Idempotency-Key.
+    await deleteExpiredIdempotencyKeys(pool, IDEMPOTENCY_RETENTION_DAYS, [CREDIT_ROUTE, GRANT_ROUTE]);
   }
 }
 

@@ -57,10 +57,13 @@ export async function insertIdempotentAnswer(
 }
 
 /**
- * Deletes the records older than `days`, except those of `keptRoute`: by route, never by a
- * pattern on a path, so a credit's record is kept for ever (its ledger key derives from
- * the Idempotency-Key), however its URL was spelled.
+ * Deletes the records older than `days`, except those of the `keptRoutes`: by route, never
+ * by a pattern on a path, so a credit's or a grant's record is kept for ever (its ledger
+ * key derives from the Idempotency-Key), however its URL was spelled.
  */
-export async function deleteExpiredIdempotencyKeys(db: Queryable, days: number, keptRoute: string): Promise<void> {
-  await db.query(`delete from idempotency_keys where created_at < now() - make_interval(days => $1) and route <> $2`, [days, keptRoute]);
+export async function deleteExpiredIdempotencyKeys(db: Queryable, days: number, keptRoutes: readonly string[]): Promise<void> {
+  await db.query(`delete from idempotency_keys where created_at < now() - make_interval(days => $1) and route <> all($2::text[])`, [
+    days,
+    keptRoutes,
+  ]);
 }
