@@ -1,3 +1,4 @@
+import type { GrantCategory } from '../funds/posting/index.js';
 import { ENTRY_TYPES, type EntryType } from './transfers.js';
 
 /**
@@ -12,6 +13,12 @@ import { ENTRY_TYPES, type EntryType } from './transfers.js';
  * credit, a refund or a released hold positive; a reservation, a capture or a charge
  * negative. What an entry does to the balance and to the reserved amount follows from
  * its type and amount (entryChange).
+ *
+ * Totals are given per entry type and per category of the grant an entry names: `paid`,
+ * `promotional`, and `unassigned` for the entries that name no grant — since credit
+ * grants, the wallet's debt (the part of a charge no grant covered, and its repayment);
+ * before them (migration 0019), every entry of the wallet. A debt repayment moves money
+ * between two categories: its grant's balance falls by it, the debt's rises by it.
  */
 
 export interface Holdings {
@@ -31,6 +38,8 @@ export interface ChainEntry {
   reference: string | null;
   /** the grant it moves (null: the wallet's debt, or an entry from before grants) */
   grantId: string | null;
+  /** that grant's category (null with no grant) */
+  grantCategory: GrantCategory | null;
   amount: bigint;
   balanceAfter: bigint;
   reservedAfter: bigint;
@@ -44,6 +53,18 @@ export interface TypeTotal {
   reservedChange: bigint;
 }
 
+/** Where an entry's money is, by the grant it names: its category, or `unassigned` for none. */
+export const STATEMENT_CATEGORIES = ['paid', 'promotional', 'unassigned'] as const;
+export type StatementCategory = (typeof STATEMENT_CATEGORIES)[number];
+
+export interface CategoryTotal {
+  category: StatementCategory;
+  /** the entries naming a grant of this category (or none, for `unassigned`) */
+  count: number;
+  balanceChange: bigint;
+  reservedChange: bigint;
+}
+
 export interface Statement {
   from: string;
   to: string;
@@ -52,6 +73,8 @@ export interface Statement {
   closing: Holdings;
   /** one per entry type present in the range, in ENTRY_TYPES order */
   totals: TypeTotal[];
+  /** one per category, in STATEMENT_CATEGORIES order, present or not: they add up to the same changes as `totals` */
+  categoryTotals: CategoryTotal[];
 }
 
 /** How an entry moves the wallet's balance (posted) and reserved amount (open holds). */
@@ -98,6 +121,9 @@ export function buildStatement(range: { from: string; to: string }, before: Hold
   const opening = before ?? { balance: 0n, reserved: 0n };
   let held = opening;
   const totals = new Map<EntryType, TypeTotal>();
+  const categories = new Map<StatementCategory, CategoryTotal>(
+    STATEMENT_CATEGORIES.map((category) => [category, { category, count: 0, balanceChange: 0n, reservedChange: 0n }]),
+  );
   for (const line of lines) {
     const change = entryChange(line.entryType, line.amount);
     const expected = { balance: held.balance + change.balance, reserved: held.reserved + change.reserved };
@@ -109,6 +135,16 @@ export function buildStatement(range: { from: string; to: string }, before: Hold
     total.balanceChange += change.balance;
     total.reservedChange += change.reserved;
     totals.set(line.entryType, total);
+    const category = categories.get(line.grantCategory ?? 'unassigned')!;
+    category.count += 1;
+    if (line.entryType === 'debt_repayment' && line.grantCategory !== null) {
+      // the grant pays the wallet's debt: its category holds less, the debt (owed: negative) as much less
+      category.balanceChange -= line.amount;
+      categories.get('unassigned')!.balanceChange += line.amount;
+    } else {
+      category.balanceChange += change.balance;
+      category.reservedChange += change.reserved;
+    }
   }
   return {
     from: range.from,
@@ -117,6 +153,7 @@ export function buildStatement(range: { from: string; to: string }, before: Hold
     lines,
     closing: held,
     totals: ENTRY_TYPES.flatMap((t) => (totals.has(t) ? [totals.get(t)!] : [])),
+    categoryTotals: [...categories.values()],
   };
 }
 

@@ -1,5 +1,6 @@
 import { keyset, type PageRequest } from '../db/keyset.js';
 import type { Queryable } from '../db/pool.js';
+import type { GrantCategory } from '../funds/posting/index.js';
 import type { WalletBalances } from './accounts.js';
 import { asWalletEntry, entryInstant, type EntryRow, type WalletEntry } from './entries.js';
 import { buildStatement, type ChainEntry, type Statement } from './statement.js';
@@ -127,24 +128,24 @@ export class StatementTooLong extends Error {
  */
 export async function readStatement(db: Queryable, walletId: string, from: string, to: string): Promise<Statement> {
   await waitForWriters(db, walletId, to);
-  const result = await db.query<EntryRow & { part: 'before' | 'line' }>(
-    `(select 'before' as part, *, ${entryInstant()} as created_at_text from ledger_entries
-       where wallet_id = $1 and created_at < $2::timestamptz order by created_at desc, wallet_seq desc limit 1)
+  const result = await db.query<EntryRow & { part: 'before' | 'line'; grant_category: GrantCategory | null }>(
+    `(select 'before' as part, e.*, ${entryInstant('e.created_at')} as created_at_text, null as grant_category from ledger_entries e
+       where e.wallet_id = $1 and e.created_at < $2::timestamptz order by e.created_at desc, e.wallet_seq desc limit 1)
      union all
-     (select 'line', *, ${entryInstant()} from ledger_entries
-       where wallet_id = $1 and created_at >= $2::timestamptz and created_at < $3::timestamptz
-       order by wallet_seq limit $4)`,
+     (select 'line', e.*, ${entryInstant('e.created_at')}, g.category from ledger_entries e left join grants g on g.id = e.grant_id
+       where e.wallet_id = $1 and e.created_at >= $2::timestamptz and e.created_at < $3::timestamptz
+       order by e.wallet_seq limit $4)`,
     [walletId, from, to, MAX_STATEMENT_LINES + 1],
   );
   const before = result.rows.find((r) => r.part === 'before');
-  const lines = result.rows.filter((r) => r.part === 'line').map((row) => chainEntry(asWalletEntry(row, walletId)));
+  const lines = result.rows.filter((r) => r.part === 'line').map((row) => chainEntry(asWalletEntry(row, walletId), row.grant_category));
   if (lines.length > MAX_STATEMENT_LINES) throw new StatementTooLong();
   // union all keeps each part's rows but promises no order between or within them
   lines.sort((a, b) => (a.sequence < b.sequence ? -1 : 1));
   return buildStatement({ from, to }, before ? { balance: before.balance_after!, reserved: before.reserved_after! } : null, lines);
 }
 
-function chainEntry(entry: WalletEntry): ChainEntry {
+function chainEntry(entry: WalletEntry, grantCategory: GrantCategory | null): ChainEntry {
   return {
     id: entry.id,
     sequence: entry.sequence,
@@ -154,6 +155,7 @@ function chainEntry(entry: WalletEntry): ChainEntry {
     settlementKey: entry.settlementKey,
     reference: entry.reference,
     grantId: entry.grantId,
+    grantCategory,
     amount: entry.amount,
     balanceAfter: entry.balanceAfter,
     reservedAfter: entry.reservedAfter,

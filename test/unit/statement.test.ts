@@ -40,10 +40,19 @@ const step = fc.record({
   /** microseconds after the entry before: 0 is a tie (entries of one statement share an instant) */
   gap: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5_000_000 })),
   reference: fc.option(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('pay,1', 'say "hi"', 'two\r\nlines', '')), { nil: null }),
+  /** the category of the grant it names; null: none (the debt, or an entry from before grants) */
+  grantCategory: fc.constantFrom('paid', 'promotional', null),
 });
 
 /** The wallet's order: amounts signed from the wallet's side as the entries list signs them; running values as the database stores them. */
-type Step = { entryType: EntryType; magnitude: bigint; refund: boolean; gap: number; reference: string | null };
+type Step = {
+  entryType: EntryType;
+  magnitude: bigint;
+  refund: boolean;
+  gap: number;
+  reference: string | null;
+  grantCategory: 'paid' | 'promotional' | null;
+};
 
 function chainOf(steps: Step[]): ChainEntry[] {
   let held: Holdings = { balance: 0n, reserved: 0n };
@@ -63,7 +72,8 @@ function chainOf(steps: Step[]): ChainEntry[] {
       jobId: s.entryType === 'credit' ? null : `job-${i % 7}`,
       settlementKey: `t:job-${i % 7}:${s.entryType}:1`,
       reference: s.reference,
-      grantId: null,
+      grantId: s.grantCategory === null ? null : `grant-${s.grantCategory}`,
+      grantCategory: s.grantCategory,
       amount: signed,
       balanceAfter: held.balance,
       reservedAfter: held.reserved,
@@ -94,6 +104,25 @@ describe('a statement', () => {
           expect(s.totals.reduce((n, t) => n + t.count, 0)).toBe(s.lines.length);
           for (const t of s.totals)
             expect(t.amount).toBe(s.lines.filter((l) => l.entryType === t.entryType).reduce((sum, l) => sum + l.amount, 0n));
+          // By category: every line counted once, and the same changes as by type.
+          expect(s.categoryTotals.map((c) => c.category)).toEqual(['paid', 'promotional', 'unassigned']);
+          expect(s.categoryTotals.reduce((n, c) => n + c.count, 0)).toBe(s.lines.length);
+          expect(
+            s.categoryTotals.reduce((held, c) => plus(held, { balance: c.balanceChange, reserved: c.reservedChange }), s.opening),
+          ).toEqual(s.closing);
+          for (const c of s.categoryTotals) {
+            const own = s.lines.filter((l) => (l.grantCategory ?? 'unassigned') === c.category);
+            expect(c.count).toBe(own.length);
+            // a grant's debt repayment moves its category down and the debt up
+            const repaid = (category: string | null) =>
+              s.lines
+                .filter((l) => l.entryType === 'debt_repayment' && l.grantCategory === category)
+                .reduce((sum, l) => sum + l.amount, 0n);
+            const moved = own.reduce((sum, l) => sum + entryChange(l.entryType, l.amount).balance, 0n);
+            const expected = c.category === 'unassigned' ? moved + repaid('paid') + repaid('promotional') : moved - repaid(c.category);
+            expect(c.balanceChange).toBe(expected);
+            expect(c.reservedChange).toBe(own.reduce((sum, l) => sum + entryChange(l.entryType, l.amount).reserved, 0n));
+          }
           if (s.lines.length > 0)
             expect(s.closing).toEqual({ balance: s.lines.at(-1)!.balanceAfter, reserved: s.lines.at(-1)!.reservedAfter });
           if (i > 0) expect(s.opening).toEqual(statements[i - 1]!.closing);
