@@ -33,6 +33,7 @@ interface Options {
   workerConcurrencyGiven: boolean;
   separate: boolean;
   tenants: number;
+  grants: number;
   scenarios: ScenarioName[];
   limitSeconds: number;
   minimalLimit?: boolean;
@@ -85,28 +86,67 @@ function parseOptions(): Options {
     .option('--jobs <n>', 'jobs per scenario', positive, 5000)
     .option('--concurrency <n>', 'deliveries in flight from the load generator', positive, 64)
     .option('--workers <n>', 'tally worker processes', positive, 1)
-    .option('--worker-concurrency <n>', "tally worker --concurrency (default: the worker's own, two per core; TPC-B also runs with workers × this many clients)", positive)
+    .option(
+      '--worker-concurrency <n>',
+      "tally worker --concurrency (default: the worker's own, two per core; TPC-B also runs with workers × this many clients)",
+      positive,
+    )
     .option('--separate', 'deliver everything first, then start the workers (intake and settlement measured apart)')
     .option('--tenants <n>', 'wallets of the spread scenario', positive, 100)
+    .option(
+      '--grants <n>',
+      'grants per wallet: 1 is one credit (the default); more adds promotional grants of mixed priority and expiry, drawn first',
+      positive,
+      1,
+    )
     .option('--scenarios <list>', 'hot, spread or hot,spread', scenarioList, ['hot', 'spread'] as ScenarioName[])
-    .option('--limit-seconds <n>', 'seconds of the limit (pgbench TPC-B; BENCH_PGBENCH=none forces the built-in one) and of each --minimal-limit shape', positive, 10)
-    .option('--tpcb-clients <n>', "pgbench's clients (default: workers × worker concurrency, the connections Tally's workers use; 1 is pgbench's own default)", positive)
+    .option(
+      '--limit-seconds <n>',
+      'seconds of the limit (pgbench TPC-B; BENCH_PGBENCH=none forces the built-in one) and of each --minimal-limit shape',
+      positive,
+      10,
+    )
+    .option(
+      '--tpcb-clients <n>',
+      "pgbench's clients (default: workers × worker concurrency, the connections Tally's workers use; 1 is pgbench's own default)",
+      positive,
+    )
     .option('--minimal-limit', 'also measure minimal durable transactions (BEGIN; UPDATE; INSERT; COMMIT) on distinct rows and on one row')
     .option('--rate <n>', 'deliveries per second (0 = as fast as answered)', nonNegative, 0)
     .option('--seed <n>', 'seed of usage and delivery order', nonNegative, 1)
-    .addOption(new Option('--log-level <level>', "LOG_LEVEL of serve and worker (default: theirs, info)").default('info'))
+    .addOption(new Option('--log-level <level>', 'LOG_LEVEL of serve and worker (default: theirs, info)').default('info'))
     .option('--json', 'print the report as JSON on stdout (use npm run -s bench -- --json)')
     .option('--out <file>', 'also write the JSON report to this file')
     .option('--keep', 'keep the work folder (logs, databases) afterwards')
     .option('--no-profile', 'no pg_stat_statements, wait sampling or EXPLAIN')
-    .option('--pg-setting <name=value>', 'a setting of the embedded PostgreSQL, repeatable (experiments: synchronous_commit=off)', collectSetting, [] as string[])
+    .option(
+      '--pg-setting <name=value>',
+      'a setting of the embedded PostgreSQL, repeatable (experiments: synchronous_commit=off)',
+      collectSetting,
+      [] as string[],
+    )
     .option('--balance-at-entries <n>', 'entries of the wallet whose balance at an instant is measured (0: skip)', nonNegative, 1_000_000)
     .option('--balance-at-samples <n>', 'random instants asked for', positive, 200)
     .option('--balance-at-only', 'only the balance-at-an-instant measurement (no limit, no scenarios)')
-    .option('--reconcile-entries <n>', 'ledger entries a full tally reconcile is timed at (also 1/10 and 3/10 of it; 0: skip)', nonNegative, 1_000_000)
-    .option('--reconcile-tenants <n>', 'wallets of that ledger, each with a job settled through the API as the template of its copies', positive, 100)
+    .option(
+      '--reconcile-entries <n>',
+      'ledger entries a full tally reconcile is timed at (also 1/10 and 3/10 of it; 0: skip)',
+      nonNegative,
+      1_000_000,
+    )
+    .option(
+      '--reconcile-tenants <n>',
+      'wallets of that ledger, each with a job settled through the API as the template of its copies',
+      positive,
+      100,
+    )
     .option('--reconcile-only', 'only the reconciliation-at-scale measurement (no limit, no scenarios)')
-    .option('--claim-explain-backlog <n>', 'deepest backlog the claim is EXPLAINed at (also 1/10 and 1/100 of it; 0: skip)', nonNegative, 100_000)
+    .option(
+      '--claim-explain-backlog <n>',
+      'deepest backlog the claim is EXPLAINed at (also 1/10 and 1/100 of it; 0: skip)',
+      nonNegative,
+      100_000,
+    )
     .option('--claim-explain-only', 'only the claim under EXPLAIN at growing backlogs (no limit, no scenarios)');
   program.parse(process.argv);
   const options = program.opts<Options>();
@@ -115,7 +155,13 @@ function parseOptions(): Options {
 }
 
 function machine(): BenchReport['machine'] {
-  return { cpus: availableParallelism(), cpuModel: cpus()[0]?.model.trim() ?? 'unknown', memoryBytes: totalmem(), node: process.version, kernel: release() };
+  return {
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    memoryBytes: totalmem(),
+    node: process.version,
+    kernel: release(),
+  };
 }
 
 /** The postmaster of a backend, if that backend is a PostgreSQL process on this machine. */
@@ -142,7 +188,8 @@ async function main(): Promise<boolean> {
   const options = parseOptions();
   options.workerConcurrency ??= await defaultWorkerConcurrency();
   const external = process.env.DATABASE_URL;
-  if (external && options.pgSetting.length > 0) throw new Error('--pg-setting applies to the embedded PostgreSQL; with DATABASE_URL, configure your server');
+  if (external && options.pgSetting.length > 0)
+    throw new Error('--pg-setting applies to the embedded PostgreSQL; with DATABASE_URL, configure your server');
   const workDir = await mkdtemp(join(tmpdir(), 'tally-bench-'));
   let embedded: EmbeddedServer | null = null;
   let ok = false;
@@ -176,13 +223,25 @@ async function main(): Promise<boolean> {
       measureClaimExplain({ adminUrl, workDir, backlog: options.claimExplainBacklog, batch: 32, claims: 200 });
     if (options.claimExplainOnly) {
       const result = await claimExplain();
-      process.stdout.write(options.json ? `${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n` : `${formatClaimExplain(result)}\n`);
+      process.stdout.write(
+        options.json
+          ? `${JSON.stringify(result, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`
+          : `${formatClaimExplain(result)}\n`,
+      );
       ok = true;
       if (external && !options.keep) await dropDatabase(adminUrl, 'tally_bench_claim');
       return ok;
     }
     const reconcileScale = (): Promise<ReconcileScaleResult> =>
-      measureReconcileScale({ adminUrl, workDir, logLevel: options.logLevel, entries: options.reconcileEntries, tenants: options.reconcileTenants, seed: options.seed, inconsistency: true });
+      measureReconcileScale({
+        adminUrl,
+        workDir,
+        logLevel: options.logLevel,
+        entries: options.reconcileEntries,
+        tenants: options.reconcileTenants,
+        seed: options.seed,
+        inconsistency: true,
+      });
     if (options.reconcileOnly) {
       const result = await reconcileScale();
       process.stdout.write(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatReconcileScale(result)}\n`);
@@ -205,7 +264,9 @@ async function main(): Promise<boolean> {
     const tpcbUrl = await recreateDatabase(adminUrl, 'tally_bench_tpcb');
     const tpcbRuns: TpcbResult[] = [];
     for (const clients of tpcbClientCounts) {
-      note(`measuring the limit: TPC-B with ${pgbench ?? 'the built-in tpcb-like script (no pgbench found)'}, ${clients} client(s), ${options.limitSeconds} s`);
+      note(
+        `measuring the limit: TPC-B with ${pgbench ?? 'the built-in tpcb-like script (no pgbench found)'}, ${clients} client(s), ${options.limitSeconds} s`,
+      );
       const run = await measureTpcb(
         {
           url: tpcbUrl,
@@ -234,7 +295,11 @@ async function main(): Promise<boolean> {
         const pool = benchPool(limitUrl, 1);
         await checkpoint(pool);
         await pool.end();
-        limit.push(await measureLimit(limitUrl, shape, connections, options.limitSeconds, info.postmasterPid, (tx, s) => note(`  minimal tx ${shape}: ${tx} tx in ${s.toFixed(0)} s`)));
+        limit.push(
+          await measureLimit(limitUrl, shape, connections, options.limitSeconds, info.postmasterPid, (tx, s) =>
+            note(`  minimal tx ${shape}: ${tx} tx in ${s.toFixed(0)} s`),
+          ),
+        );
         note(`  minimal tx ${shape}: ${Math.round(limit[limit.length - 1]!.perSecond)} tx/s`);
       }
     }
@@ -244,6 +309,7 @@ async function main(): Promise<boolean> {
       const result = await runScenario({
         name,
         tenants: name === 'hot' ? 1 : options.tenants,
+        grants: options.grants,
         jobs: options.jobs,
         loadConcurrency: options.concurrency,
         rate: options.rate,
@@ -259,12 +325,17 @@ async function main(): Promise<boolean> {
         adminUrl,
         postmasterPid: info.postmasterPid,
       });
-      note(`[${name}] ${Math.round(result.jobsPerSecond)} jobs/s, ${Math.round(result.acceptedPerSecond)} deliveries/s; money ${result.verification.ok ? 'exact' : 'WRONG'}`);
+      note(
+        `[${name}] ${Math.round(result.jobsPerSecond)} jobs/s, ${Math.round(result.acceptedPerSecond)} deliveries/s; money ${result.verification.ok ? 'exact' : 'WRONG'}`,
+      );
       scenarios.push(result);
     }
 
     const balanceAtResult = options.balanceAtEntries > 0 ? await balanceAt() : undefined;
-    if (balanceAtResult) note(`[balance-at] ?at= p50 ${balanceAtResult.latencyMs.p50.toFixed(2)} ms, p99 ${balanceAtResult.latencyMs.p99.toFixed(2)} ms; ${balanceAtResult.correct ? 'exact' : 'WRONG'}`);
+    if (balanceAtResult)
+      note(
+        `[balance-at] ?at= p50 ${balanceAtResult.latencyMs.p50.toFixed(2)} ms, p99 ${balanceAtResult.latencyMs.p99.toFixed(2)} ms; ${balanceAtResult.correct ? 'exact' : 'WRONG'}`,
+      );
     ok = scenarios.every((s) => s.verification.ok) && (balanceAtResult?.correct ?? true);
     const reconcileResult = options.reconcileEntries > 0 ? await reconcileScale() : undefined;
     if (reconcileResult) {
@@ -293,10 +364,22 @@ async function main(): Promise<boolean> {
     const json = JSON.stringify(report, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
     if (options.out) await writeFile(options.out, `${json}\n`);
     // The measurements at scale follow the scenarios' report, as each --…-only run prints them.
-    const atScale = [reconcileResult ? formatReconcileScale(reconcileResult) : null, claimExplainResult ? formatClaimExplain(claimExplainResult) : null].filter((text) => text !== null);
+    const atScale = [
+      reconcileResult ? formatReconcileScale(reconcileResult) : null,
+      claimExplainResult ? formatClaimExplain(claimExplainResult) : null,
+    ].filter((text) => text !== null);
     process.stdout.write(options.json ? `${json}\n` : `${[formatReport(report), ...atScale].join('\n\n')}\n`);
     if (!ok) note('the money is NOT exact: see "Verification" above');
-    if (external && !options.keep) for (const name of ['tpcb', ...(limitUrl ? ['limit'] : []), ...options.scenarios, ...(balanceAtResult ? ['at'] : []), ...(reconcileResult ? ['rec'] : []), ...(options.claimExplainBacklog > 0 ? ['claim'] : [])]) await dropDatabase(adminUrl, `tally_bench_${name}`);
+    if (external && !options.keep)
+      for (const name of [
+        'tpcb',
+        ...(limitUrl ? ['limit'] : []),
+        ...options.scenarios,
+        ...(balanceAtResult ? ['at'] : []),
+        ...(reconcileResult ? ['rec'] : []),
+        ...(options.claimExplainBacklog > 0 ? ['claim'] : []),
+      ])
+        await dropDatabase(adminUrl, `tally_bench_${name}`);
     return ok;
   } finally {
     await embedded?.stop();

@@ -81,16 +81,19 @@ export function ratiosOf(scenarios: ScenarioResult[], tpcb: TpcbResult, limit: L
   return out;
 }
 
+const grantsOf = (s: ScenarioResult) => (s.grants > 1 ? `, ${s.grants} grants each` : '');
 const TITLES: Record<ScenarioName, (s: ScenarioResult) => string> = {
-  hot: () => 'hot wallet (1 wallet)',
-  spread: (s) => `spread (${s.tenants} wallets)`,
+  hot: (s) => `hot wallet (1 wallet${grantsOf(s)})`,
+  spread: (s) => `spread (${s.tenants} wallets${grantsOf(s)})`,
 };
 
 /** Share of the machine's CPU taken by others above which the report warns. */
 const CONTENDED = 0.2;
 
 const num = (n: number | null | undefined, digits = 0) =>
-  n === null || n === undefined || !Number.isFinite(n) ? 'n/a' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  n === null || n === undefined || !Number.isFinite(n)
+    ? 'n/a'
+    : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const mib = (bytes: number | null | undefined) => (bytes === null || bytes === undefined ? 'n/a' : `${num(bytes / 2 ** 20)}`);
 const pct = (x: number) => `${num(x * 100, 1)} %`;
 const times = (x: number, met?: boolean) => `${num(x, 2)}×${met ? ' (met)' : ''}`;
@@ -98,7 +101,14 @@ const ms = (p: { p50: number; p95: number; p99: number }) => `${num(p.p50)} / ${
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  return rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('   ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!)))
+        .join('   ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export function formatReport(report: BenchReport): string {
@@ -109,7 +119,9 @@ export function formatReport(report: BenchReport): string {
   lines.push(`Tally benchmark — ${report.date}`);
   lines.push(`machine: ${m.cpus} CPUs (${m.cpuModel}), ${num(m.memoryBytes / 2 ** 30, 1)} GiB, Node ${m.node}, Linux ${m.kernel}`);
   lines.push(
-    `PostgreSQL ${report.postgres.version}${report.postgres.embedded ? ' (embedded)' : ''}: ${Object.entries(report.postgres.settings).map(([k, v]) => `${k}=${v}`).join(', ')}`,
+    `PostgreSQL ${report.postgres.version}${report.postgres.embedded ? ' (embedded)' : ''}: ${Object.entries(report.postgres.settings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}`,
   );
   lines.push(
     `run: ${o['jobs']} jobs × 3 deliveries (original, duplicate, re-emission); load generator ${o['concurrency']} in flight${o['rate'] ? ` at ${o['rate']}/s` : ''}; tally serve --workers 0 + ${o['workers']} × tally worker ${o['workerConcurrencyGiven'] ? `--concurrency ${o['workerConcurrency']}` : `(default concurrency: ${o['workerConcurrency']})`}; LOG_LEVEL=${o['logLevel']}${o['separate'] ? '; --separate: the workers start once every delivery is accepted, so settlement rates count from the first event processed' : ''}`,
@@ -122,14 +134,27 @@ export function formatReport(report: BenchReport): string {
     ['jobs settled / s', ...col((s) => num(s.jobsPerSecond))],
     ['events settled / s (2 per job)', ...col((s) => num(s.eventsPerSecond))],
     ['deliveries: seconds to send all', ...col((s) => num(s.deliverySeconds, 1))],
-    [o['separate'] ? 'settled: first event processed → last capture, s' : 'settled: first delivery → last capture, s', ...col((s) => num(s.settleSeconds, 1))],
+    [
+      o['separate'] ? 'settled: first event processed → last capture, s' : 'settled: first delivery → last capture, s',
+      ...col((s) => num(s.settleSeconds, 1)),
+    ],
     ['receipt → settled p50 / p95 / p99, ms', ...col((s) => ms(s.latencyMs))],
     ['delivery HTTP p50 / p95 / p99, ms', ...col((s) => ms(s.httpMs))],
     ['peak RSS server, MiB', ...col((s) => mib(s.peakRssBytes.server))],
     ['peak RSS worker(s), MiB', ...col((s) => s.peakRssBytes.workers.map(mib).join(' + '))],
     ['CPU s: server', ...col((s) => num(s.cpuSeconds.server, 1))],
     ['CPU s: worker(s)', ...col((s) => num(s.cpuSeconds.workers, 1))],
-    ['CPU s: PostgreSQL', ...col((s) => (s.cpuSeconds.postgres ? num(Object.values(s.cpuSeconds.postgres).reduce((a, b) => a + b, 0), 1) : 'n/a'))],
+    [
+      'CPU s: PostgreSQL',
+      ...col((s) =>
+        s.cpuSeconds.postgres
+          ? num(
+              Object.values(s.cpuSeconds.postgres).reduce((a, b) => a + b, 0),
+              1,
+            )
+          : 'n/a',
+      ),
+    ],
     [
       'CPU ms per job: server / workers / PostgreSQL',
       ...col((s) => {
@@ -141,11 +166,20 @@ export function formatReport(report: BenchReport): string {
     ['CPU s: load generator + harness', ...col((s) => num(s.cpuSeconds.loadGenerator + s.cpuSeconds.harness, 1))],
     ['CPU s: other processes on the machine', ...col((s) => num(s.cpuSeconds.otherProcesses, 1))],
     ['CPU s available (CPUs × window)', ...col((s) => num(s.cpuSeconds.available, 1))],
-    ['run-queue wait s: server / workers / PostgreSQL', ...col((s) => `${num(s.cpuSeconds.runQueueWait.server, 1)} / ${num(s.cpuSeconds.runQueueWait.workers, 1)} / ${num(s.cpuSeconds.runQueueWait.postgres, 1)}`)],
+    [
+      'run-queue wait s: server / workers / PostgreSQL',
+      ...col(
+        (s) =>
+          `${num(s.cpuSeconds.runQueueWait.server, 1)} / ${num(s.cpuSeconds.runQueueWait.workers, 1)} / ${num(s.cpuSeconds.runQueueWait.postgres, 1)}`,
+      ),
+    ],
     ['load average (1 min) at the end', ...col((s) => num(s.cpuSeconds.loadAverage, 1))],
     ['statements per job (round trips)', ...col((s) => num(s.profile.statementsPerJob, 1))],
     ['transactions per job (COMMITs)', ...col((s) => num(s.profile.transactionsPerJob, 2))],
-    ['PostgreSQL ms per job: executing / planning', ...col((s) => `${num(s.profile.executeMsPerJob, 1)} / ${num(s.profile.planMsPerJob, 1)}`)],
+    [
+      'PostgreSQL ms per job: executing / planning',
+      ...col((s) => `${num(s.profile.executeMsPerJob, 1)} / ${num(s.profile.planMsPerJob, 1)}`),
+    ],
     ['retried deliveries', ...col((s) => num(s.retries))],
     ['money verified', ...col((s) => (s.verification.ok ? 'exact' : 'FAILED'))],
   ];
@@ -156,7 +190,9 @@ export function formatReport(report: BenchReport): string {
     ),
   );
   if (busiest > CONTENDED) {
-    lines.push(`WARNING: other processes used up to ${pct(busiest)} of the machine's CPU during this run: every rate above is lower than this machine gives Tally alone.`);
+    lines.push(
+      `WARNING: other processes used up to ${pct(busiest)} of the machine's CPU during this run: every rate above is lower than this machine gives Tally alone.`,
+    );
   }
   lines.push('');
   lines.push(
@@ -191,8 +227,14 @@ export function formatReport(report: BenchReport): string {
   lines.push(
     table([
       ['', ...col((s) => TITLES[s.name](s))],
-      [`jobs settled / s ÷ TPC-B tps (target ≥ ${num(TARGETS.jobsToTpcb, 1)}×)`, ...col((s) => times(ratios[s.name].jobsToTpcb, ratios[s.name].met.jobs))],
-      [`deliveries accepted / s ÷ TPC-B tps (target ≥ ${num(TARGETS.deliveriesToTpcb)}×)`, ...col((s) => times(ratios[s.name].deliveriesToTpcb, ratios[s.name].met.deliveries))],
+      [
+        `jobs settled / s ÷ TPC-B tps (target ≥ ${num(TARGETS.jobsToTpcb, 1)}×)`,
+        ...col((s) => times(ratios[s.name].jobsToTpcb, ratios[s.name].met.jobs)),
+      ],
+      [
+        `deliveries accepted / s ÷ TPC-B tps (target ≥ ${num(TARGETS.deliveriesToTpcb)}×)`,
+        ...col((s) => times(ratios[s.name].deliveriesToTpcb, ratios[s.name].met.deliveries)),
+      ],
       ['events settled / s ÷ TPC-B tps', ...col((s) => times(ratios[s.name].eventsToTpcb))],
       ...(limit.length > 0
         ? [
@@ -206,7 +248,12 @@ export function formatReport(report: BenchReport): string {
     lines.push('');
     lines.push(`Profile — ${TITLES[s.name](s)}`);
     if (s.cpuSeconds.postgres) {
-      lines.push(`  PostgreSQL CPU s by client: ${Object.entries(s.cpuSeconds.postgres).slice(0, 6).map(([k, v]) => `${k} ${num(v, 1)}`).join(', ')}`);
+      lines.push(
+        `  PostgreSQL CPU s by client: ${Object.entries(s.cpuSeconds.postgres)
+          .slice(0, 6)
+          .map(([k, v]) => `${k} ${num(v, 1)}`)
+          .join(', ')}`,
+      );
     }
     const waits = s.profile.waits;
     if (waits) {
@@ -214,13 +261,19 @@ export function formatReport(report: BenchReport): string {
         const shares = waits.byApplication[app];
         if (!shares) continue;
         lines.push(
-          `  ${app} connections (${num(waits.backends[app], 1)} on average): ${Object.entries(shares).slice(0, 5).map(([k, v]) => `${k} ${pct(v)}`).join(', ')}`,
+          `  ${app} connections (${num(waits.backends[app], 1)} on average): ${Object.entries(shares)
+            .slice(0, 5)
+            .map(([k, v]) => `${k} ${pct(v)}`)
+            .join(', ')}`,
         );
       }
     }
-    if (s.profile.claim) lines.push(`  claim query with ${s.profile.claim.backlog} events open: ${num(s.profile.claim.executionMs, 2)} ms (EXPLAIN ANALYZE)`);
+    if (s.profile.claim)
+      lines.push(`  claim query with ${s.profile.claim.backlog} events open: ${num(s.profile.claim.executionMs, 2)} ms (EXPLAIN ANALYZE)`);
     for (const st of s.profile.statements.slice(0, 6)) {
-      lines.push(`  ${num(st.totalMs)} ms (+${num(st.planMs)} planning) in ${num(st.callsPerJob, 2)}/job × ${num(st.meanMs, 3)} ms: ${st.query.slice(0, 90)}`);
+      lines.push(
+        `  ${num(st.totalMs)} ms (+${num(st.planMs)} planning) in ${num(st.callsPerJob, 2)}/job × ${num(st.meanMs, 3)} ms: ${st.query.slice(0, 90)}`,
+      );
     }
   }
   lines.push('');

@@ -21,6 +21,8 @@ export type ScenarioName = 'hot' | 'spread';
 export interface ScenarioConfig {
   name: ScenarioName;
   tenants: number;
+  /** grants per wallet (1: one credit) */
+  grants: number;
   jobs: number;
   loadConcurrency: number;
   rate: number;
@@ -44,6 +46,7 @@ export interface ScenarioResult {
   /** concurrent: workers settle while deliveries arrive; separate: workers start once all are accepted */
   mode: 'concurrent' | 'separate';
   tenants: number;
+  grants: number;
   jobs: number;
   deliveries: number;
   /** HTTP 200s ÷ (first request → last answer) */
@@ -116,14 +119,29 @@ export async function runScenario(config: ScenarioConfig): Promise<ScenarioResul
       TALLY_RECONCILE_INTERVAL_SECONDS: '0',
     };
     const port = await freePort();
-    const server = runTally('serve', ['serve', '--port', String(port), '--workers', '0'], env, join(config.workDir, `${config.name}-serve.log`));
+    const server = runTally(
+      'serve',
+      ['serve', '--port', String(port), '--workers', '0'],
+      env,
+      join(config.workDir, `${config.name}-serve.log`),
+    );
     processes.push(server);
     const baseUrl = `http://127.0.0.1:${port}`;
-    await waitFor('tally serve answering /healthz', async () => (await fetch(`${baseUrl}/healthz`)).status === 200, 60_000, () => exitReason(server));
+    await waitFor(
+      'tally serve answering /healthz',
+      async () => (await fetch(`${baseUrl}/healthz`)).status === 200,
+      60_000,
+      () => exitReason(server),
+    );
     let workers: TallyProcess[] = [];
     const startWorkers = async () => {
       workers = Array.from({ length: config.workers }, (_, i) =>
-        runTally(`worker-${i + 1}`, ['worker', ...(config.passConcurrency ? ['--concurrency', String(config.workerConcurrency)] : [])], env, join(config.workDir, `${config.name}-worker-${i + 1}.log`)),
+        runTally(
+          `worker-${i + 1}`,
+          ['worker', ...(config.passConcurrency ? ['--concurrency', String(config.workerConcurrency)] : [])],
+          env,
+          join(config.workDir, `${config.name}-worker-${i + 1}.log`),
+        ),
       );
       processes.push(...workers);
       await waitFor(
@@ -140,7 +158,13 @@ export async function runScenario(config: ScenarioConfig): Promise<ScenarioResul
 
     const setup = bars(title, { jobs: config.jobs });
     let created = 0;
-    const world = await buildWorld(baseUrl, adminToken, { tenants: config.tenants, jobs: config.jobs, seed: config.seed, onJob: () => setup.update({ jobs: ++created }) });
+    const world = await buildWorld(baseUrl, adminToken, {
+      tenants: config.tenants,
+      jobs: config.jobs,
+      seed: config.seed,
+      grants: config.grants,
+      onJob: () => setup.update({ jobs: ++created }),
+    });
     setup.stop();
 
     // The measured window starts here.
@@ -163,6 +187,7 @@ export async function runScenario(config: ScenarioConfig): Promise<ScenarioResul
       name: config.name,
       mode: config.separate ? 'separate' : 'concurrent',
       tenants: config.tenants,
+      grants: config.grants,
       jobs: n,
       deliveries: load.deliveries,
       acceptedPerSecond: (load.statuses['200'] ?? 0) / ((load.lastAnswerAt - load.firstSendAt) / 1000),
@@ -242,7 +267,9 @@ async function deliverAndSettle(
   let goneAt: number | undefined;
   try {
     for (;;) {
-      const reason = processes().map(exitReason).find((r) => r !== null);
+      const reason = processes()
+        .map(exitReason)
+        .find((r) => r !== null);
       if (reason) throw new Error(reason);
       if (failure) throw new Error(`the load generator failed: ${failure}`);
       // Its last message may still be in the pipe when it exits: allow a moment.
@@ -254,7 +281,10 @@ async function deliverAndSettle(
       const loadDone = load !== null;
       progress.update(
         { delivered: loadDone ? 3 * config.jobs : delivered, settled: now.terminal },
-        { delivered: `${Math.round(delivered / seconds)}/s`, settled: `${Math.round(now.terminal / seconds)}/s · backlog ${now.openEvents}` },
+        {
+          delivered: `${Math.round(delivered / seconds)}/s`,
+          settled: `${Math.round(now.terminal / seconds)}/s · backlog ${now.openEvents}`,
+        },
       );
       // The claim's plan, once, when the backlog is at its deepest: as the last delivery is answered.
       if (loadDone && !explained) {
@@ -269,7 +299,9 @@ async function deliverAndSettle(
       if (loadDone && now.terminal === config.jobs && now.openEvents === 0) break;
       if (now.terminal !== last.terminal || now.openEvents !== last.openEvents) lastChange = Date.now();
       else if (Date.now() - lastChange > STALL_MS) {
-        throw new Error(`stalled: ${now.terminal}/${config.jobs} jobs settled and ${now.openEvents} events open, unchanged for ${STALL_MS / 1000} s`);
+        throw new Error(
+          `stalled: ${now.terminal}/${config.jobs} jobs settled and ${now.openEvents} events open, unchanged for ${STALL_MS / 1000} s`,
+        );
       }
       last = now;
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -345,11 +377,20 @@ async function postgresCpuByApplication(pool: pg.Pool, before: PostgresCpu, afte
   const { rows } = await pool.query<{ pid: number; application_name: string; backend_type: string; datname: string | null; here: boolean }>(
     `/* bench */ select pid, application_name, backend_type, datname, datname = current_database() as here from pg_stat_activity`,
   );
-  const who = new Map(rows.map((r) => [r.pid, r.backend_type !== 'client backend' ? r.backend_type : r.here ? r.application_name || '(no name)' : 'other databases']));
+  const who = new Map(
+    rows.map((r) => [
+      r.pid,
+      r.backend_type !== 'client backend' ? r.backend_type : r.here ? r.application_name || '(no name)' : 'other databases',
+    ]),
+  );
   const out: Record<string, number> = {};
   const add = (key: string, seconds: number) => (out[key] = (out[key] ?? 0) + seconds);
   for (const [pid, seconds] of delta.byPid) add(who.get(pid) ?? 'exited backends', seconds);
   add('exited backends', delta.exited);
   add('postmaster', delta.postmaster);
-  return Object.fromEntries(Object.entries(out).filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]));
+  return Object.fromEntries(
+    Object.entries(out)
+      .filter(([, s]) => s > 0)
+      .sort((a, b) => b[1] - a[1]),
+  );
 }
