@@ -1,12 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { isUuid, newId } from '../../ids.js';
-import { listAttempts } from '../../outbound/attempts.js';
 import { checkRegistration, DestinationRefused, InvalidDestinationUrl } from '../../outbound/destinations.js';
-import { enqueuePing } from '../../outbound/enqueue.js';
-import { getEndpoint, insertEndpoint, listEndpoints, rotateSecret, updateEndpoint, type EndpointRow } from '../../outbound/endpoints.js';
-import { ALL_EVENTS, PING_EVENT_TYPE } from '../../outbound/events.js';
-import { replayMessage, replayRange } from '../../outbound/replay.js';
+import { insertEndpoint, listEndpoints, rotateSecret, updateEndpoint } from '../../outbound/endpoints.js';
+import { ALL_EVENTS } from '../../outbound/events.js';
 import { newEndpointSecret } from '../../outbound/signing.js';
 import { principalKey, requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
@@ -16,26 +13,23 @@ import { TenantIdFilter, listTenantOf } from '../list-filters.js';
 import { ListOf, ListQueryFields, pageOf, pageRequest } from '../pagination.js';
 import { IdParams, IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
 import {
-  AttemptView,
   Description,
   EndpointCreated,
   EndpointUrl,
   EndpointView,
   EventTypes,
   GraceSeconds,
-  MessageReplayed,
-  PingSent,
-  RangeReplayed,
   SecretRotated,
-  attemptView,
   endpointView,
 } from '../webhook-endpoint-views.js';
+import { endpointOf } from './webhook-endpoint-access.js';
+import { webhookDeliveryRoutes } from './webhook-deliveries.js';
 
 /**
- * Outbound webhooks (docs/outbound-webhooks.md): a tenant's endpoints, their secrets, their
- * attempt log, pings and replays. A tenant manages its own; the admin any tenant's (naming
- * it with tenant_id to create). Another tenant's endpoint or message answers 404 like an
- * unknown one.
+ * Outbound webhooks (docs/outbound-webhooks.md): a tenant's endpoints and their secrets;
+ * pings, the attempt log and replays are in webhook-deliveries.ts. A tenant manages its
+ * own; the admin any tenant's (naming it with tenant_id to create). Another tenant's
+ * endpoint or message answers 404 like an unknown one.
  */
 
 const TenantId = Type.String({
@@ -60,37 +54,13 @@ function ownerOf(request: FastifyRequest, asked: string | undefined): string | n
   return own;
 }
 
-async function endpointOf(pool: ApiContext['pool'], request: FastifyRequest, rawId: string): Promise<EndpointRow> {
-  const id = rawId.toLowerCase();
-  const row = isUuid(id) ? await getEndpoint(pool, id, tenantScope(request)) : null;
-  if (!row) throw notFound('webhook endpoint');
-  return row;
-}
-
-function refuseDisabled(row: EndpointRow, what: string): void {
-  if (row.disabled_at !== null) {
-    throw new ApiError(
-      409,
-      'endpoint_disabled',
-      `the endpoint is disabled (${row.disabled_reason ?? 'disabled'}): enable it with PATCH {"disabled": false} before ${what}`,
-    );
-  }
-}
-
 /** ["*"] alone when it is there: it already means every type. */
 function normalEvents(events: readonly string[]): string[] {
   return events.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...events];
 }
 
-function instantOf(value: string, param: string): Date {
-  const at = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) || Number.isNaN(at.getTime())) {
-    throw new ApiError(400, 'invalid_request', `${param} must be an RFC 3339 instant, e.g. 2026-12-01T00:00:00Z`, param);
-  }
-  return at;
-}
-
-export function webhookEndpointRoutes(app: ApiApp, { pool }: ApiContext): void {
+export function webhookEndpointRoutes(app: ApiApp, context: ApiContext): void {
+  const { pool } = context;
   // Parsed once, at start (api-settings.ts): a malformed TALLY_OUTBOUND_ALLOW / _DENY stops the server with its reason.
   const policy = app.apiSettings.destinations;
   const access = requireAccess('tenant_or_admin', pool);
@@ -244,114 +214,6 @@ export function webhookEndpointRoutes(app: ApiApp, { pool }: ApiContext): void {
     },
   );
 
-  app.post(
-    '/v1/webhook-endpoints/:id/ping',
-    {
-      onRequest: access,
-      schema: {
-        summary: `Queue a ${PING_EVENT_TYPE} message to this endpoint only`,
-        tags,
-        security: bearerAuth,
-        params: IdParams,
-        headers: IdempotencyHeader,
-        body: Type.Optional(Type.Object({})),
-        response: { 202: PingSent, ...errors(401, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const existing = await endpointOf(pool, request, request.params.id);
-      refuseDisabled(existing, 'pinging it');
-      return runIdempotent(pool, request, reply, { required: false }, async (tx) => {
-        const messageId = await enqueuePing(tx, existing.tenant_id, existing.id);
-        return { status: 202, body: { message_id: messageId, endpoint_id: existing.id, type: PING_EVENT_TYPE } };
-      });
-    },
-  );
-
-  app.get(
-    '/v1/webhook-endpoints/:id/attempts',
-    {
-      onRequest: access,
-      schema: {
-        summary: "The endpoint's delivery attempts, newest first: status, latency, the answer's first 1 KiB, the error",
-        tags,
-        security: bearerAuth,
-        params: IdParams,
-        querystring: Type.Object(ListQueryFields),
-        response: { 200: ListOf(AttemptView), ...errors(401, 404) },
-      },
-    },
-    async (request) => {
-      const existing = await endpointOf(pool, request, request.params.id);
-      const page = pageRequest(request.query, isUuid);
-      const { data, has_more } = pageOf(await listAttempts(pool, existing.id, page), page);
-      return { data: data.map(attemptView), has_more };
-    },
-  );
-
-  app.post(
-    '/v1/webhook-endpoints/:id/replay',
-    {
-      onRequest: access,
-      schema: {
-        summary:
-          'Send the messages of a time range again (created at or after since, before until): those it subscribes to and those it was sent',
-        tags,
-        security: bearerAuth,
-        params: IdParams,
-        headers: IdempotencyHeader,
-        body: Type.Object({
-          since: Type.String({ maxLength: 100, description: 'RFC 3339' }),
-          until: Type.Optional(Type.String({ maxLength: 100, description: 'RFC 3339; default now' })),
-        }),
-        response: { 202: RangeReplayed, ...errors(401, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const since = instantOf(request.body.since, 'since');
-      const until = request.body.until === undefined ? new Date() : instantOf(request.body.until, 'until');
-      if (until <= since) throw new ApiError(400, 'invalid_request', 'until must be later than since', 'until');
-      const existing = await endpointOf(pool, request, request.params.id);
-      refuseDisabled(existing, 'replaying to it');
-      return runIdempotent(pool, request, reply, { required: false }, async (tx) => {
-        const replayed = await replayRange(tx, existing.id, since, until);
-        return {
-          status: 202,
-          body: { endpoint_id: existing.id, replayed: replayed.replayed, next_since: replayed.next_since?.toISOString() ?? null },
-        };
-      });
-    },
-  );
-
-  app.post(
-    '/v1/webhook-messages/:id/replay',
-    {
-      onRequest: access,
-      schema: {
-        summary: 'Send a message again (same webhook-id) to the endpoints it was sent to, or to endpoint_id',
-        tags,
-        security: bearerAuth,
-        params: IdParams,
-        headers: IdempotencyHeader,
-        body: Type.Optional(Type.Object({ endpoint_id: Type.Optional(Type.String({ format: 'uuid' })) })),
-        response: { 202: MessageReplayed, ...errors(401, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const messageId = request.params.id;
-      const endpointId = request.body?.endpoint_id?.toLowerCase() ?? null;
-      if (endpointId !== null) {
-        const target = await getEndpoint(pool, endpointId, tenantScope(request));
-        if (!target) throw notFound('webhook endpoint');
-        refuseDisabled(target, 'replaying to it');
-      }
-      return runIdempotent(pool, request, reply, { required: false }, async (tx) => {
-        const replayed = /^msg_[0-9a-f-]{36}$/.test(messageId)
-          ? await replayMessage(tx, messageId, tenantScope(request), endpointId)
-          : null;
-        if (!replayed) throw notFound('webhook message');
-        return { status: 202, body: { message_id: messageId, deliveries: replayed.deliveries } };
-      });
-    },
-  );
+  // Pings, the attempt log and replays (webhook-deliveries.ts), registered here to keep the routes' order.
+  webhookDeliveryRoutes(app, context);
 }
