@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { projectionDelta, type ProjectionDelta } from '../funds/posting/index.js';
 
 /** Every entry type (migrations/0019_credit_grants.sql ledger_entries_type_known), in the order statements list them. */
 export const ENTRY_TYPES = [
@@ -34,32 +35,6 @@ export interface Transfer {
   reference?: string | null;
   /** the grant of the wallet the entry moves; none: the wallet's debt, or no wallet */
   grantId?: string | null;
-}
-
-export interface ProjectionDelta {
-  debitsPending: bigint;
-  debitsPosted: bigint;
-  creditsPending: bigint;
-  creditsPosted: bigint;
-}
-
-/** How one transfer moves the four projection columns of its two accounts. */
-export function projectionDelta(transfer: Transfer): { debit: ProjectionDelta; credit: ProjectionDelta } {
-  const a = transfer.amount;
-  const zero: ProjectionDelta = { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n };
-  switch (transfer.flags) {
-    case 'posted':
-      return { debit: { ...zero, debitsPosted: a }, credit: { ...zero, creditsPosted: a } };
-    case 'pending':
-      return { debit: { ...zero, debitsPending: a }, credit: { ...zero, creditsPending: a } };
-    case 'post_pending':
-      return {
-        debit: { ...zero, debitsPending: -a, debitsPosted: a },
-        credit: { ...zero, creditsPending: -a, creditsPosted: a },
-      };
-    case 'void_pending':
-      return { debit: { ...zero, debitsPending: -a }, credit: { ...zero, creditsPending: -a } };
-  }
 }
 
 /**

@@ -3,7 +3,8 @@ import { newId } from '../ids.js';
 import { entryInstant, type EntryRow } from './entries.js';
 import { SpendLimitReached, type OverLimit } from './errors.js';
 import { announceCrossings, type Crossing } from './thresholds.js';
-import { projectionDelta, type Transfer } from './transfers.js';
+import { projectionDelta, walletDelta } from '../funds/posting/index.js';
+import type { Transfer } from './transfers.js';
 
 /**
  * Posting entries to a wallet: ONE statement moves the wallet's projection, takes the
@@ -16,23 +17,6 @@ import { projectionDelta, type Transfer } from './transfers.js';
  * them. (A separate "read the last entry" would not do: a statement's snapshot predates
  * its lock wait and misses the entry the previous holder just committed.)
  */
-
-/** How a transfer moves a wallet's balance (posted credits − posted debits) and reserved amount (its pending debits). */
-export function walletDelta(
-  t: Pick<Transfer, 'flags' | 'amount' | 'debitAccountId' | 'creditAccountId'>,
-  walletId: string,
-): { balance: bigint; reserved: bigint } {
-  // between two parties of the wallet (a grant paying its debt): nothing moves as a whole
-  if (t.debitAccountId === t.creditAccountId) return { balance: 0n, reserved: 0n };
-  const posts = t.flags === 'posted' || t.flags === 'post_pending';
-  const balance = !posts ? 0n : t.creditAccountId === walletId ? t.amount : t.debitAccountId === walletId ? -t.amount : 0n;
-  let reserved = 0n;
-  if (t.debitAccountId === walletId) {
-    if (t.flags === 'pending') reserved = t.amount;
-    else if (t.flags === 'post_pending' || t.flags === 'void_pending') reserved = -t.amount;
-  }
-  return { balance, reserved };
-}
 
 /** Only for a reservation: the wallet must be the tenant's, in this currency, with this much available. */
 export interface FundsGuard {

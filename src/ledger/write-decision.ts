@@ -11,6 +11,7 @@ import { moveProjections, type Transfer } from './transfers.js';
 import { postWalletEntries } from './wallet-entries.js';
 import { allocateToGrants } from './allocate.js';
 import { formatAmount } from '../money/index.js';
+import { walletDelta } from '../funds/posting/index.js';
 import { enqueueMessages, type NewMessage } from '../outbound/enqueue.js';
 
 /**
@@ -268,20 +269,10 @@ function balancesAfterEach(written: Written[], balances: Map<string, bigint>): (
     const wallet = written[i]!.job.row.wallet_id;
     const balance = after.get(wallet);
     result[i] = balance;
-    if (balance !== undefined) after.set(wallet, balance - postedChange(written[i]!.transfers, wallet));
+    if (balance !== undefined)
+      after.set(wallet, balance - written[i]!.transfers.reduce((sum, t) => sum + walletDelta(t, wallet).balance, 0n));
   }
   return result;
-}
-
-/** How `transfers` move `account`'s posted balance (credits − debits); pending moves none. */
-function postedChange(transfers: Transfer[], account: string): bigint {
-  let change = 0n;
-  for (const t of transfers) {
-    if (t.flags !== 'posted' && t.flags !== 'post_pending') continue;
-    if (t.creditAccountId === account) change += t.amount;
-    if (t.debitAccountId === account) change -= t.amount;
-  }
-  return change;
 }
 
 /**

@@ -1,0 +1,59 @@
+import type { Micros, PostingFlags } from './types.js';
+
+/**
+ * What one ledger entry does to the accounts it names — the flag semantics of
+ * TigerBeetle's two-phase transfers, in one place. The writers move each account's
+ * projection and each wallet's running balance by these effects, and nothing else
+ * decides how an entry moves money.
+ */
+
+/** An entry as far as its effects go. */
+export interface EntryShape {
+  readonly flags: PostingFlags;
+  readonly amount: Micros;
+  readonly debitAccountId: string;
+  readonly creditAccountId: string;
+}
+
+export interface ProjectionDelta {
+  debitsPending: Micros;
+  debitsPosted: Micros;
+  creditsPending: Micros;
+  creditsPosted: Micros;
+}
+
+/** How an entry moves the four projection columns of its debited and its credited account. */
+export function projectionDelta(entry: Pick<EntryShape, 'flags' | 'amount'>): { debit: ProjectionDelta; credit: ProjectionDelta } {
+  const a = entry.amount;
+  const zero: ProjectionDelta = { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n };
+  switch (entry.flags) {
+    case 'posted':
+      return { debit: { ...zero, debitsPosted: a }, credit: { ...zero, creditsPosted: a } };
+    case 'pending':
+      return { debit: { ...zero, debitsPending: a }, credit: { ...zero, creditsPending: a } };
+    case 'post_pending':
+      return {
+        debit: { ...zero, debitsPending: -a, debitsPosted: a },
+        credit: { ...zero, creditsPending: -a, creditsPosted: a },
+      };
+    case 'void_pending':
+      return { debit: { ...zero, debitsPending: -a }, credit: { ...zero, creditsPending: -a } };
+  }
+}
+
+/**
+ * How an entry moves a wallet's balance (posted credits − posted debits) and reserved
+ * amount (its pending debits). An entry between two parties of the wallet (a grant paying
+ * its debt) moves neither.
+ */
+export function walletDelta(entry: EntryShape, walletId: string): { balance: Micros; reserved: Micros } {
+  if (entry.debitAccountId === entry.creditAccountId) return { balance: 0n, reserved: 0n };
+  const posts = entry.flags === 'posted' || entry.flags === 'post_pending';
+  const balance = !posts ? 0n : entry.creditAccountId === walletId ? entry.amount : entry.debitAccountId === walletId ? -entry.amount : 0n;
+  let reserved = 0n;
+  if (entry.debitAccountId === walletId) {
+    if (entry.flags === 'pending') reserved = entry.amount;
+    else if (entry.flags === 'post_pending' || entry.flags === 'void_pending') reserved = -entry.amount;
+  }
+  return { balance, reserved };
+}
