@@ -15,9 +15,9 @@ export const spendPeriodDrift: Check = {
   class: 'spend_period_drift',
   covers: 'ledger_entries',
   sql: `with movements as (
-          -- a reservation: its hold's reserve entry, in the hold's period
+          -- a reservation: its hold's reserve entries (one per grant it draws on, 0019), in the hold's period
           select e.tenant_id, e.currency, h.created_at as at, e.amount
-          from holds h join ledger_entries e on e.id = h.pending_entry_id
+          from holds h join ledger_entries e on e.job_id = h.job_id and e.entry_type = 'reserve'
           union all
           -- A settlement's entries, read once (settlement keys and holds' job ids are unique,
           -- so each entry meets at most one of each): what resolved a hold (capture,
