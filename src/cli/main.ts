@@ -60,7 +60,7 @@ program
   .command('reconcile')
   .description('one reconciliation run; exits 0 when clean, 1 when exceptions were found')
   .option('--json', 'print the run as JSON')
-  .option('--repair', 'repair what has a keyed repair (stuck and dead events, expired holds, drifted projections)')
+  .option('--repair', 'repair what has a keyed repair (stuck and dead events, expired holds, drifted projections, overdue grant expiries)')
   .action(lazy(async () => (await import('./reconcile.js')).reconcileCommand));
 
 program

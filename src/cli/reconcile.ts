@@ -25,7 +25,11 @@ export async function reconcileCommand(options: { json?: boolean; repair?: boole
       try {
         // Two checks at a time: the run is CPU-bound in PostgreSQL, and one query uses
         // one core when the planner does not parallelise it.
-        run = await reconcile(db.pool, { repair: options.repair ?? false, onCheck: (p) => progress.onCheck(p), concurrency: RECONCILE_CONCURRENCY });
+        run = await reconcile(db.pool, {
+          repair: options.repair ?? false,
+          onCheck: (p) => progress.onCheck(p),
+          concurrency: RECONCILE_CONCURRENCY,
+        });
       } finally {
         progress.stop();
       }
@@ -50,14 +54,18 @@ export async function reconcileCommand(options: { json?: boolean; repair?: boole
 function printRun(run: ReconciliationRun): void {
   for (const repair of run.repairs) console.log(`repaired ${repair.fingerprint}: ${repair.action} → ${repair.result}`);
   if (run.clean) {
-    console.log(`reconciliation ${run.id}: clean${run.resolved_exceptions.length ? ` (${run.resolved_exceptions.length} reviewed exceptions)` : ''}`);
+    console.log(
+      `reconciliation ${run.id}: clean${run.resolved_exceptions.length ? ` (${run.resolved_exceptions.length} reviewed exceptions)` : ''}`,
+    );
     return;
   }
   console.log(`reconciliation ${run.id}: ${run.exceptions.length} exception(s)`);
   for (const e of run.exceptions) {
     console.log(`  ${e.class.padEnd(32)} ${JSON.stringify(e.objects)}  ${JSON.stringify(e.detail)}  [${e.id}]`);
   }
-  console.log('Repairable classes (event_stuck, event_dead, hold_open_past_expiry, projection_drift): run with --repair.');
+  console.log(
+    'Repairable classes (event_stuck, event_dead, hold_open_past_expiry, projection_drift, grant_expiry_overdue): run with --repair.',
+  );
   console.log('A dead event whose error is permanent: tally discard PROVIDER EVENT_KEY --note "..." lets its hold be released.');
   console.log('Others need review; resolve with POST /v1/reconciliation/exceptions/{id}/resolve.');
 }

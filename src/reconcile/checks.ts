@@ -1,7 +1,9 @@
 import type { Queryable } from '../db/pool.js';
 import { alertChecks } from './checks/alerts.js';
-import type { Check, ExceptionClass, Finding } from './checks/check.js';
+import { allocationMismatch } from './checks/allocations.js';
+import type { Check, CheckRow, ExceptionClass, Finding } from './checks/check.js';
 import { eventDead, eventKeyConflict, eventMismatch, eventStuck } from './checks/events.js';
+import { grantDrift, grantExpiryOverdue } from './checks/grants.js';
 import { holdCapturedAndReleased, holdOpenPastExpiry } from './checks/holds.js';
 import { currencySumNonzero, projectionDrift, walletOverdrawn } from './checks/ledger-sums.js';
 import { runningBalanceDrift } from './checks/running-balances.js';
@@ -34,6 +36,9 @@ const CHECKS: readonly Check[] = [
   walletOverdrawn,
   runningBalanceDrift,
   spendPeriodDrift,
+  grantDrift,
+  grantExpiryOverdue,
+  allocationMismatch,
 ];
 
 export const EXCEPTION_CLASSES: readonly ExceptionClass[] = [...new Set(CHECKS.map((c) => c.class))];
@@ -84,14 +89,14 @@ export async function findInconsistencies(
       const progress = { class: check.class, index: i + 1, total: checks.length, covers };
       onCheck?.({ ...progress, phase: 'start' });
       const started = performance.now();
-      const result = await db.query<{ key: string; objects: Record<string, unknown>; detail: Record<string, unknown> }>(check.sql);
-      found[i] = result.rows.map((row) => ({
+      const rows = 'sql' in check ? (await db.query<CheckRow>(check.sql)).rows : await check.find(db);
+      found[i] = rows.map((row) => ({
         class: check.class,
         fingerprint: `${check.class}:${row.key}`,
         objects: row.objects,
         detail: row.detail,
       }));
-      onCheck?.({ ...progress, phase: 'done', seconds: (performance.now() - started) / 1000, found: result.rows.length });
+      onCheck?.({ ...progress, phase: 'done', seconds: (performance.now() - started) / 1000, found: rows.length });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, checks.length)) }, lane));

@@ -6,6 +6,8 @@ import { settleEvent } from '../worker/settle-event.js';
 import { logEventOutcome } from '../worker/outcome-log.js';
 import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
 import { rebuildProjection } from '../ledger/projection.js';
+import { expireGrant } from '../ledger/grant-writes.js';
+import { formatAmount } from '../money/index.js';
 import type { Finding } from './checks.js';
 
 export interface RepairAction {
@@ -19,8 +21,8 @@ export interface RepairAction {
  * Repairs reuse the normal keyed paths, so running them twice does nothing the second
  * time: a stuck or dead event is settled the way a worker would (claim, settle under
  * its fencing token); an expired hold is released through settle() with its own key;
- * a drifted projection is rebuilt from the immutable entries. Everything else needs a
- * person.
+ * a drifted projection is rebuilt from the immutable entries; an overdue grant expiry is
+ * posted by the sweep's keyed writer. Everything else needs a person.
  *
  * Order matters: events first, so a completion that was stuck settles (captures)
  * before its job's expired hold is considered; an expired hold whose job still has an
@@ -63,6 +65,14 @@ export async function repair(pool: Pool, findings: Finding[], log?: DecisionLog)
         });
         break;
       }
+      case 'grant_expiry_overdue': {
+        const { grant_id } = finding.objects as { grant_id: string };
+        await attempt('expire_grant', () => expireOverdueGrant(pool, grant_id));
+        break;
+      }
+      // grant_drift and allocation_mismatch have no repair: no keyed path rewrites a
+      // grant or a share from the entries, and which side is wrong needs a person
+      // (checks/grants.ts, checks/allocations.ts).
       default:
         break;
     }
@@ -70,7 +80,16 @@ export async function repair(pool: Pool, findings: Finding[], log?: DecisionLog)
   return actions;
 }
 
-const REPAIR_ORDER: readonly string[] = ['event_dead', 'event_stuck', 'projection_drift', 'hold_open_past_expiry'];
+const REPAIR_ORDER: readonly string[] = ['event_dead', 'event_stuck', 'projection_drift', 'hold_open_past_expiry', 'grant_expiry_overdue'];
+
+/**
+ * Posts an overdue grant expiry through the sweep's own writer (expireGrant): keyed by the
+ * grant, so a worker's sweep at the same moment, or a second repair, posts nothing more.
+ */
+async function expireOverdueGrant(pool: Pool, grantId: string): Promise<string> {
+  const lapsed = await withTransaction(pool, (tx) => expireGrant(tx, grantId));
+  return lapsed === null ? 'skipped: its expiry has posted' : `expired: ${formatAmount(lapsed)} lapsed`;
+}
 
 /**
  * Releases an expired hold with its own key (…:release:1) through settle(), unless an

@@ -1,3 +1,4 @@
+import type { Queryable } from '../../db/pool.js';
 import { SCALE } from '../../money/index.js';
 
 /** Every exception class reconciliation reports (CONTRACT.md). */
@@ -18,7 +19,10 @@ export type ExceptionClass =
   | 'usage_exceeds_reservation'
   | 'wallet_overdrawn'
   | 'running_balance_drift'
-  | 'spend_period_drift';
+  | 'spend_period_drift'
+  | 'grant_drift'
+  | 'grant_expiry_overdue'
+  | 'allocation_mismatch';
 
 export interface Finding {
   class: ExceptionClass;
@@ -28,18 +32,34 @@ export interface Finding {
   detail: Record<string, unknown>;
 }
 
+/** What a check finds: one row per inconsistency; the key makes the finding's fingerprint. */
+export interface CheckRow {
+  key: string;
+  objects: Record<string, unknown>;
+  detail: Record<string, unknown>;
+}
+
 /**
  * One class of inconsistency, found by one set-based query, over indexes where the table is
- * large. Read-only: the repairs live in repair.ts and go through the normal keyed paths. A
- * check is listed once, in the registry (../checks.ts).
+ * large — or, where money must be recomputed, by `find`: it loads the rows and lets the
+ * posting module do the arithmetic (DESIGN.md: nobody else adds up money, not a CTE).
+ * Read-only: the repairs live in repair.ts and go through the normal keyed paths. A check
+ * is listed once, in the registry (../checks.ts).
  */
-export interface Check {
+export type Check = {
   class: ExceptionClass;
   /** the table whose rows the check reads through (what its progress says it covers) */
   covers: string;
-  /** set-based SQL returning (key text, objects jsonb, detail jsonb); the key makes the finding's fingerprint */
-  sql: string;
-}
+} & (
+  | {
+      /** set-based SQL returning (key text, objects jsonb, detail jsonb) */
+      sql: string;
+    }
+  | {
+      /** reads what it needs (in one snapshot: checks/snapshot.ts) and returns what disagrees */
+      find: (db: Queryable) => Promise<CheckRow[]>;
+    }
+);
 
 /**
  * SQL for a bigint amount of micros as the wire's decimal string in major units, the
