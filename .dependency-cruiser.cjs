@@ -1,5 +1,5 @@
 /**
- * Import rules for src/ (DESIGN.md "Layout (target)", issue 12.3). Checked in `npm test`
+ * Import rules for src/ (issue 12.3; docs/ARCHITECTURE.md, the folders of src/ at its top). Checked in `npm test`
  * by test/unit/architecture.test.ts, which also checks what these rules cannot say:
  * no cycle between src/'s top-level folders. By hand: `npx depcruise src`.
  *
@@ -13,7 +13,7 @@ const PURE = '^src/(money|pricing|lifecycle|funds/posting)/';
 const NODE_IO = '^(node:)?(fs|net|child_process|http|https|http2|dgram|dns|tls|cluster|worker_threads|readline|inspector)(/|$)';
 /**
  * Composition roots: they build the whole program (app, worker, simulator) and may reach
- * anything. demo/ is one until it moves under cli/, where DESIGN.md's layout puts it.
+ * anything. demo/ is one too: it composes a whole stack in one process, as cli/ does.
  */
 const COMPOSERS = '^src/(cli|demo)/';
 /** What the domain is made of, below the runners. */

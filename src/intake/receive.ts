@@ -21,7 +21,7 @@ export interface IntakeResult {
 
 
 /**
- * The receipt path (DESIGN.md "Intake"): verify on the raw bytes, normalise, resolve
+ * The receipt path (docs/ARCHITECTURE.md "Intake and the outbox"): verify on the raw bytes, normalise, resolve
  * the job, check identities, then persist the event — which is also its outbox
  * entry — in one transaction. 200 means durably accepted, not settled.
  */

@@ -38,7 +38,7 @@ export type UsageStep =
   | { kind: 'lease_lost' };
 
 /**
- * DESIGN.md "The flow", named adapters: (1) a short fenced transaction moves the job to
+ * docs/ARCHITECTURE.md "The flow", named adapters: (1) a short fenced transaction moves the job to
  * usage_pending; (2) outside any transaction, GET the provider's object; (3) store its usage
  * on the event, fenced by the claim's token; then the caller settles in the normal short
  * transaction, which reads that usage. A job whose hold is already resolved is not fetched

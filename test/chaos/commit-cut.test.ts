@@ -9,7 +9,7 @@ import { completedJob, createChaosWorld, effectsOf, expectExactlyOnce, printSumm
 
 /**
  * A worker process reaches PostgreSQL through a proxy that cuts the connection at the
- * settle transaction's COMMIT (DESIGN.md "Error semantics": the outcome is unknown).
+ * settle transaction's COMMIT (docs/ARCHITECTURE.md "The settle transaction": the outcome is unknown).
  * The worker must find out by reading its own write back — or, when even that is
  * impossible, leave the event for a later claim — and the job gets exactly one effect.
  */

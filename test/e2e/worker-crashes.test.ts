@@ -10,7 +10,7 @@ import { entryRows, expectLedgerConsistent, jobView, providerEvent, send, settle
 
 /**
  * Workers that stall, die or fail, against a real `tally serve --workers 0` and
- * standalone `tally worker` processes (DESIGN.md "Worker"): claims with a lease and a
+ * standalone `tally worker` processes (docs/ARCHITECTURE.md "Workers"): claims with a lease and a
  * fencing token, retries, dead letters and operator re-drive, graceful stop.
  */
 const db = await freshDatabase();

@@ -13,7 +13,7 @@ import { RESERVATION, billableOf, createWorld, eventRow, insertClaimedEvent, job
 import { assertLedgerInvariants } from '../support/invariants.js';
 
 /**
- * The connection dies around COMMIT (DESIGN.md "Error semantics"): settle() must
+ * The connection dies around COMMIT (docs/ARCHITECTURE.md "The settle transaction"): settle() must
  * find out what happened before it writes again. The pool under test reaches
  * PostgreSQL through CommitCuttingProxy; fixtures and checks use a direct pool.
  */

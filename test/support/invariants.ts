@@ -3,7 +3,7 @@ import type { Queryable } from '../../src/db/pool.js';
 
 /**
  * The ledger's invariants, each one SQL query that returns the rows violating it
- * (DESIGN.md "Ledger", CONTRACT.md "Billing rules"). assertLedgerInvariants runs them
+ * (docs/ARCHITECTURE.md "Glossary", CONTRACT.md "Billing rules"). assertLedgerInvariants runs them
  * all over the whole database and fails with every violation found, so a test file
  * calls it in afterEach and any test that leaves the ledger inconsistent fails.
  */

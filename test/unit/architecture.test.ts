@@ -4,7 +4,7 @@ import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser'
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 
-// Issue 12.3 / DESIGN.md "Layout (target)": imports point one way along the flow, with no
+// Issue 12.3 / docs/ARCHITECTURE.md (the folders of src/, at its top): imports point one way along the flow, with no
 // cycles. The file-level rules live in .dependency-cruiser.cjs; the folder-level check is here
 // because a folder cycle can be made of arrows that form no file cycle.
 
