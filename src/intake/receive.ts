@@ -19,7 +19,6 @@ export interface IntakeResult {
   eventKey: string;
 }
 
-
 /**
  * The receipt path (docs/ARCHITECTURE.md "Intake and the outbox"): verify on the raw bytes, normalise, resolve
  * the job, check identities, then persist the event — which is also its outbox
@@ -38,7 +37,13 @@ export async function receiveWebhook(pool: Pool, providerName: string, raw: Buff
   }
 }
 
-async function receiveFor(pool: Pool, provider: ProviderRow, raw: Buffer, headers: IncomingHttpHeaders, known: RefusalContext): Promise<IntakeResult> {
+async function receiveFor(
+  pool: Pool,
+  provider: ProviderRow,
+  raw: Buffer,
+  headers: IncomingHttpHeaders,
+  known: RefusalContext,
+): Promise<IntakeResult> {
   const adapter = adapterFor(provider.kind);
   if (!adapter) throw new WebhookRefused(501, 'adapter_unavailable', `provider kind ${provider.kind} has no webhook adapter yet`);
   const event = adapter.receive(provider, raw, headers);
@@ -50,7 +55,11 @@ async function receiveFor(pool: Pool, provider: ProviderRow, raw: Buffer, header
   // Only the canonical event is stored as JSON (the raw body is kept as bytes): text the
   // rest of a provider's body carries, a model's output say, is never a reason to refuse.
   if (holdsUnstorableText(storedEventOf(event))) {
-    throw new WebhookRefused(400, 'invalid_payload', 'the event holds text that is not well-formed Unicode (a lone surrogate) or a NUL character');
+    throw new WebhookRefused(
+      400,
+      'invalid_payload',
+      'the event holds text that is not well-formed Unicode (a lone surrogate) or a NUL character',
+    );
   }
   const payloadHash = createHash('sha256').update(raw).digest();
 
@@ -132,11 +141,21 @@ type LookupRow = JobRow & { earlier_payload_hash: Buffer | null; earlier_job_id:
  * The event's earlier delivery, if its key was accepted before; otherwise the job it
  * names (by id or by the provider's reference), if any. One round trip for both.
  */
-async function lookUpDelivery(db: Queryable, provider: ProviderRow, event: CanonicalEvent): Promise<{ earlier?: StoredEventRow; job?: JobRow }> {
+async function lookUpDelivery(
+  db: Queryable,
+  provider: ProviderRow,
+  event: CanonicalEvent,
+): Promise<{ earlier?: StoredEventRow; job?: JobRow }> {
   const byId = event.jobId !== undefined;
   // A job id that is not a UUID names no job (and must not reach a uuid comparison).
   const none = '$3::text is null and false';
-  const jobMatch = byId ? (isUuid(event.jobId!) ? 'j.id = $3::uuid' : none) : event.providerJobRef !== undefined ? 'j.provider_job_ref = $3' : none;
+  const jobMatch = byId
+    ? isUuid(event.jobId!)
+      ? 'j.id = $3::uuid'
+      : none
+    : event.providerJobRef !== undefined
+      ? 'j.provider_job_ref = $3'
+      : none;
   const result = await db.query<LookupRow>({
     name: `intake_look_up_${byId ? (isUuid(event.jobId!) ? 'by_id' : 'none') : event.providerJobRef !== undefined ? 'by_ref' : 'none'}`,
     text: `select e.payload_hash as earlier_payload_hash, e.job_id as earlier_job_id, e.tenant_id as earlier_tenant_id, j.*
@@ -146,7 +165,8 @@ async function lookUpDelivery(db: Queryable, provider: ProviderRow, event: Canon
     values: [provider.name, event.eventKey, (byId ? event.jobId : event.providerJobRef) ?? null],
   });
   const { earlier_payload_hash, earlier_job_id, earlier_tenant_id, ...job } = result.rows[0]!;
-  if (earlier_payload_hash !== null) return { earlier: { payload_hash: earlier_payload_hash, job_id: earlier_job_id!, tenant_id: earlier_tenant_id! } };
+  if (earlier_payload_hash !== null)
+    return { earlier: { payload_hash: earlier_payload_hash, job_id: earlier_job_id!, tenant_id: earlier_tenant_id! } };
   return job.id === null ? {} : { job: job as JobRow };
 }
 
@@ -170,5 +190,7 @@ async function recordAttempt(
   payloadHash: Buffer,
   detail?: Record<string, unknown>,
 ): Promise<void> {
-  await deliveryWriterFor(pool).write({ attempt: { id: newId(), provider, eventKey, jobId, outcome, payloadHash, detail: detail ?? null } });
+  await deliveryWriterFor(pool).write({
+    attempt: { id: newId(), provider, eventKey, jobId, outcome, payloadHash, detail: detail ?? null },
+  });
 }

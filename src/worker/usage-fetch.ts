@@ -47,7 +47,8 @@ export type UsageStep =
 export async function prepareUsage(pool: Pool, claim: ClaimedEvent, timeoutMs = USAGE_FETCH_TIMEOUT_MS): Promise<UsageStep> {
   const start = await beginUsageFetch(pool, claim);
   if (start.kind === 'terminal') return { kind: 'settle', event: lifecycleEventOf(claim.event, claim.event_key, { from: 'not_fetched' }) };
-  if (start.kind === 'stored') return { kind: 'settle', event: lifecycleEventOf(claim.event, claim.event_key, { from: 'fetched', usage: start.usage }) };
+  if (start.kind === 'stored')
+    return { kind: 'settle', event: lifecycleEventOf(claim.event, claim.event_key, { from: 'fetched', usage: start.usage }) };
 
   const reading = await fetchUsage(claim, start.context, timeoutMs);
   switch (reading.kind) {
@@ -69,7 +70,8 @@ export async function prepareUsage(pool: Pool, claim: ClaimedEvent, timeoutMs = 
 /** The HTTP request and its reading; every failure becomes a 'retry' reading. */
 async function fetchUsage(claim: ClaimedEvent, context: FetchContext, timeoutMs: number): Promise<UsageReading> {
   const source = adapterFor(context.kind)?.usage;
-  if (!source) throw new InvalidEventError(`event ${claim.event_key} needs fetched usage but provider kind ${context.kind} has no usage source`);
+  if (!source)
+    throw new InvalidEventError(`event ${claim.event_key} needs fetched usage but provider kind ${context.kind} has no usage source`);
   if (context.providerJobRef === null) throw new InvalidEventError(`job ${context.jobId} has no provider_job_ref to fetch usage for`);
   if (context.apiKey === null) {
     return { kind: 'retry', why: `provider ${claim.provider} has no api_key; set it with PATCH /v1/providers/${claim.provider}` };

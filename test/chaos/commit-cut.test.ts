@@ -5,7 +5,16 @@ import { freshDatabase } from '../support/database.js';
 import { Fleet, type FleetProcess } from '../support/fleet.js';
 import { lockWaiters } from '../support/gate.js';
 import { waitUntil } from '../support/server.js';
-import { completedJob, createChaosWorld, effectsOf, expectExactlyOnce, printSummary, reemission, storedEvent, waitForSettled } from '../support/chaos-world.js';
+import {
+  completedJob,
+  createChaosWorld,
+  effectsOf,
+  expectExactlyOnce,
+  printSummary,
+  reemission,
+  storedEvent,
+  waitForSettled,
+} from '../support/chaos-world.js';
 
 /**
  * A worker process reaches PostgreSQL through a proxy that cuts the connection at the
@@ -34,7 +43,11 @@ afterEach(() => {
  * reconciliation, the only other transaction a worker runs, is off.
  */
 async function proxiedWorker(leaseSeconds: number): Promise<FleetProcess> {
-  const worker = viaProxy.worker({ name: 'worker(via proxy)', concurrency: 1, env: { TALLY_LEASE_SECONDS: String(leaseSeconds), TALLY_RECONCILE_INTERVAL_SECONDS: '0' } });
+  const worker = viaProxy.worker({
+    name: 'worker(via proxy)',
+    concurrency: 1,
+    env: { TALLY_LEASE_SECONDS: String(leaseSeconds), TALLY_RECONCILE_INTERVAL_SECONDS: '0' },
+  });
   await waitUntil(() => viaProxy.workerStarted(worker), 30_000);
   return worker;
 }
@@ -60,7 +73,13 @@ async function expectOneCapture(jobId: string) {
 async function finish(worker: FleetProcess, scenario: string, cut: CutMode) {
   expect(await viaProxy.stop(worker)).toBe(0);
   const billing = await expectExactlyOnce(db.pool, world, planned);
-  printSummary(`commit-cut ${scenario}`, { cut_commits: proxy.fired.length, cut_mode: cut, settlements: 1, money_lost: billing.lost, money_duplicated: billing.duplicated });
+  printSummary(`commit-cut ${scenario}`, {
+    cut_commits: proxy.fired.length,
+    cut_mode: cut,
+    settlements: 1,
+    money_lost: billing.lost,
+    money_duplicated: billing.duplicated,
+  });
 }
 
 describe('a worker whose connection is cut at COMMIT', () => {

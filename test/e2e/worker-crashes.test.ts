@@ -71,7 +71,15 @@ async function lockWaiters(applicationName: string, queryLike = '%', pool = db.p
 const LOCK_JOB_QUERY = '%for update of j%';
 
 async function eventRow(provider: string, eventKey: string) {
-  const result = await db.pool.query<{ state: string; reason: string | null; fencing_token: bigint; attempts: number; settlement_key: string | null; lease_until: Date | null; expired: boolean }>(
+  const result = await db.pool.query<{
+    state: string;
+    reason: string | null;
+    fencing_token: bigint;
+    attempts: number;
+    settlement_key: string | null;
+    lease_until: Date | null;
+    expired: boolean;
+  }>(
     `select state, reason, fencing_token, attempts, settlement_key, lease_until, coalesce(lease_until < now(), false) as expired
      from webhook_events where provider = $1 and event_key = $2`,
     [provider, eventKey],
@@ -110,7 +118,7 @@ function balanceAfter(credit: string, captures: number): string {
 }
 
 describe('a worker whose lease expired', () => {
-  it('stalled inside settle past its lease, it cannot overwrite the new owner\'s result', async () => {
+  it("stalled inside settle past its lease, it cannot overwrite the new owner's result", async () => {
     const world = await createWorld(admin, { credit: '10.00' });
     const job = await submitJob(world);
     const key = `msg_${randomUUID()}`;
@@ -205,10 +213,14 @@ describe('a worker killed while it holds claims', () => {
     const { jobIds } = await completeJobs(world, 40);
 
     const a = startWorker({ TALLY_LEASE_SECONDS: '2' }, 4);
-    await waitUntil(async () => {
-      const applied = await db.pool.query(`select 1 from webhook_events where provider = $1 and state = 'applied'`, [world.provider]);
-      return (applied.rowCount ?? 0) >= 3;
-    }, 20_000, 5);
+    await waitUntil(
+      async () => {
+        const applied = await db.pool.query(`select 1 from webhook_events where provider = $1 and state = 'applied'`, [world.provider]);
+        return (applied.rowCount ?? 0) >= 3;
+      },
+      20_000,
+      5,
+    );
     a.child.kill('SIGKILL');
     expect(await a.exited).toBe('SIGKILL');
 
@@ -237,7 +249,9 @@ describe('a completion whose settlement keeps failing', () => {
         end if;
         return new;
       end $$`);
-    await db.pool.query('create trigger refuse_test_settlement before insert on settlements for each row execute function refuse_test_settlement()');
+    await db.pool.query(
+      'create trigger refuse_test_settlement before insert on settlements for each row execute function refuse_test_settlement()',
+    );
     onTestFinished(async () => {
       await db.pool.query('drop trigger if exists refuse_test_settlement on settlements');
       await db.pool.query('drop function if exists refuse_test_settlement()');
@@ -330,7 +344,7 @@ describe('SIGTERM', () => {
     await expectLedgerConsistent(db.pool);
   });
 
-  it('`tally serve` answers the request in flight, finishes its worker\'s event, and exits 0', async () => {
+  it("`tally serve` answers the request in flight, finishes its worker's event, and exits 0", async () => {
     const serveAdmin = new Client(stoppable.url);
     const world = await createWorld(serveAdmin, { credit: '10.00' });
     const inHand = await submitJob(world);
@@ -343,7 +357,11 @@ describe('SIGTERM', () => {
     const handKey = `msg_${randomUUID()}`;
     const flightKey = `msg_${randomUUID()}`;
     await send(stoppable.url, world, providerEvent(world, inHand.id, 'job.completed', { usage: USAGE }), handKey);
-    const flight = deliver(stoppable.url, world.provider, signDelivery(providerEvent(world, inFlight.id, 'job.completed', { usage: USAGE }), { id: flightKey }));
+    const flight = deliver(
+      stoppable.url,
+      world.provider,
+      signDelivery(providerEvent(world, inFlight.id, 'job.completed', { usage: USAGE }), { id: flightKey }),
+    );
     await waitUntil(async () => {
       const settling = await lockWaiters('tally-serve', LOCK_JOB_QUERY, serveDb.pool);
       const receiving = await lockWaiters('tally-serve', '%set event_seq%', serveDb.pool);

@@ -9,7 +9,17 @@ import { settleEvents } from '../../src/worker/settle-event.js';
 import { freshDatabase } from '../support/database.js';
 import { CommitCuttingProxy } from '../support/commit-cutting-proxy.js';
 import { lockWaiters } from '../support/gate.js';
-import { RESERVATION, billableOf, createWorld, eventRow, insertClaimedEvent, jobRow, submitWorldJob, walletRow, type World } from '../support/fixtures.js';
+import {
+  RESERVATION,
+  billableOf,
+  createWorld,
+  eventRow,
+  insertClaimedEvent,
+  jobRow,
+  submitWorldJob,
+  walletRow,
+  type World,
+} from '../support/fixtures.js';
 import { assertLedgerInvariants } from '../support/invariants.js';
 
 /**
@@ -33,7 +43,9 @@ const usage = { input_tokens: 250, output_tokens: 125 };
 const completed = { type: 'job.completed', usage } as const;
 
 async function captureEntries(jobId: string): Promise<bigint[]> {
-  const result = await db.pool.query<{ amount: bigint }>(`select amount from ledger_entries where job_id = $1 and entry_type = 'capture'`, [jobId]);
+  const result = await db.pool.query<{ amount: bigint }>(`select amount from ledger_entries where job_id = $1 and entry_type = 'capture'`, [
+    jobId,
+  ]);
   return result.rows.map((r) => r.amount);
 }
 
@@ -59,7 +71,7 @@ describe('connection lost after COMMIT was sent (the server commits)', () => {
     expect(again.settlement?.id).toBe(result.settlement!.id);
   });
 
-  it('the COMMIT still in flight when the client looks: the read-back waits for it and returns this call\'s settlement', async () => {
+  it("the COMMIT still in flight when the client looks: the read-back waits for it and returns this call's settlement", async () => {
     const world = await createWorld(db.pool, { funds: RESERVATION });
     const job = await submitWorldJob(db.pool, world);
     proxy.arm('after', { holdCommit: true });
@@ -232,7 +244,10 @@ describe('a batch whose COMMIT answer is lost (settleBatch, issue 11.5)', () => 
     );
     for (const [i, request] of batch.entries()) {
       expect(await settlementIds(request.jobId)).toEqual([results[i]!.settlement!.id]);
-      expect(await eventRow(db.pool, request.claim)).toMatchObject({ state: 'applied', settlement_key: results[i]!.settlement!.settlement_key });
+      expect(await eventRow(db.pool, request.claim)).toMatchObject({
+        state: 'applied',
+        settlement_key: results[i]!.settlement!.settlement_key,
+      });
     }
     await expectCapturedOnce(batch.map((r) => r.jobId));
   });
@@ -273,7 +288,8 @@ describe('a batch whose COMMIT answer is lost (settleBatch, issue 11.5)', () => 
     await expect(settleEvents(proxied, claims)).rejects.toBeInstanceOf(OutcomeUnknown);
     await db.pool.query('select 1 from jobs where id = any($1::uuid[]) for share', [claims.map((c) => c.job_id)]);
     await expectCapturedOnce(claims.map((c) => c.job_id));
-    for (const claim of claims) expect(await eventRow(db.pool, { provider: claim.provider, eventKey: claim.event_key })).toMatchObject({ state: 'applied' });
+    for (const claim of claims)
+      expect(await eventRow(db.pool, { provider: claim.provider, eventKey: claim.event_key })).toMatchObject({ state: 'applied' });
   });
 
   it('through the worker: a batch cut before COMMIT is read back as not committed, and each event settles once', async () => {
@@ -282,7 +298,9 @@ describe('a batch whose COMMIT answer is lost (settleBatch, issue 11.5)', () => 
     proxy.arm('before');
     const outcomes = await settleEvents(proxied, claims);
     expect(proxy.fired.map((c) => c.mode)).toEqual(['before']);
-    expect(outcomes.map((o) => (o.kind === 'settled' ? `${o.kind}:${o.result.outcome}` : o.kind))).toEqual(Array(4).fill('settled:applied'));
+    expect(outcomes.map((o) => (o.kind === 'settled' ? `${o.kind}:${o.result.outcome}` : o.kind))).toEqual(
+      Array(4).fill('settled:applied'),
+    );
     await expectCapturedOnce(claims.map((c) => c.job_id));
   });
 });
