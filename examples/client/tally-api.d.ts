@@ -790,6 +790,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payment-settings/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Stripe settings, without the key or the secrets */
+        get: operations["getStripeSettings"];
+        /** Configure Stripe: the API key (write-only, sealed at rest) and the webhook secrets */
+        put: operations["setStripeSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallets/{id}/checkout-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Top up a wallet by card: a grant awaiting payment and a Stripe Checkout Session for it (Idempotency-Key required) */
+        post: operations["createCheckoutSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/wallets/{id}/auto-recharge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The wallet's auto-recharge, its failures and whether a recharge is in flight */
+        get: operations["getAutoRecharge"];
+        /** Set the wallet's auto-recharge: below threshold, charge the latest checkout's card up to target (enabled: true also resets failures) */
+        put: operations["setAutoRecharge"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/{provider}": {
         parameters: {
             query?: never;
@@ -804,6 +857,26 @@ export interface paths {
          * @description No bearer token: the provider's signature over the body authenticates it (Standard Webhooks headers, or fal's Ed25519).
          */
         post: operations["receiveProviderWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/stripe/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a Stripe event (signed: Stripe-Signature). 200 means durably received, not yet applied
+         * @description No bearer token: Stripe's signature over the body (Stripe-Signature) authenticates it.
+         */
+        post: operations["receiveStripeEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5911,7 +5984,7 @@ export interface operations {
                 starting_after?: string;
                 /** @description an object id: the page of objects before it (newer) */
                 ending_before?: string;
-                class?: "terminal_job_without_settlement" | "settlement_without_entries" | "hold_captured_and_released" | "hold_open_past_expiry" | "event_stuck" | "event_dead" | "projection_drift" | "currency_sum_nonzero" | "usage_mismatch" | "event_key_conflict" | "event_mismatch" | "late_success_after_release" | "late_usage_after_release" | "usage_exceeds_reservation" | "wallet_overdrawn" | "running_balance_drift" | "spend_period_drift";
+                class?: "terminal_job_without_settlement" | "settlement_without_entries" | "hold_captured_and_released" | "hold_open_past_expiry" | "event_stuck" | "event_dead" | "projection_drift" | "currency_sum_nonzero" | "usage_mismatch" | "event_key_conflict" | "event_mismatch" | "late_success_after_release" | "late_usage_after_release" | "usage_exceeds_reservation" | "wallet_overdrawn" | "running_balance_drift" | "spend_period_drift" | "grant_drift" | "grant_expiry_overdue" | "allocation_mismatch";
                 status?: "open" | "resolved" | "cleared";
                 /** @description the admin: only this tenant's objects; a tenant key may name only its own tenant (any other is 403) */
                 tenant_id?: string;
@@ -6451,8 +6524,8 @@ export interface operations {
                 "application/json": {
                     /** @description http or https, no credentials; public addresses only unless the operator allows more */
                     url: string;
-                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired, grant.created, grant.activated, grant.depleted, grant.expired, grant.voided; ["*"] for all, including types added later */
-                    events: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "grant.created" | "grant.activated" | "grant.depleted" | "grant.expired" | "grant.voided" | "*")[];
+                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired, grant.created, grant.activated, grant.depleted, grant.expired, grant.voided, payment.succeeded, payment.failed, payment.refunded, payment.disputed, auto_recharge.disabled; ["*"] for all, including types added later */
+                    events: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "grant.created" | "grant.activated" | "grant.depleted" | "grant.expired" | "grant.voided" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.disputed" | "auto_recharge.disabled" | "*")[];
                     /** @description yours, to tell endpoints apart */
                     description?: string;
                     /**
@@ -6678,8 +6751,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired, grant.created, grant.activated, grant.depleted, grant.expired, grant.voided; ["*"] for all, including types added later */
-                    events?: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "grant.created" | "grant.activated" | "grant.depleted" | "grant.expired" | "grant.voided" | "*")[];
+                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired, grant.created, grant.activated, grant.depleted, grant.expired, grant.voided, payment.succeeded, payment.failed, payment.refunded, payment.disputed, auto_recharge.disabled; ["*"] for all, including types added later */
+                    events?: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "grant.created" | "grant.activated" | "grant.depleted" | "grant.expired" | "grant.voided" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.disputed" | "auto_recharge.disabled" | "*")[];
                     description?: string | null;
                     disabled?: boolean;
                 };
@@ -8083,6 +8156,539 @@ export interface operations {
             };
         };
     };
+    getStripeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        processor: "stripe";
+                        livemode: boolean;
+                        /** @description the last four characters of the configured key (the key itself is never returned) */
+                        api_key_last4: string;
+                        /** @description how many webhook secrets verify (they are never returned) */
+                        webhook_secrets: number;
+                        base_url: string | null;
+                        /** @description where Stripe sends its events: add this endpoint in the dashboard */
+                        webhook_path: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setStripeSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Stripe's secret (or restricted) key: write-only, never returned; its mode (live or test) decides which events are accepted */
+                    api_key: string;
+                    /** @description every secret verifies: add the new one, then remove the old one to rotate */
+                    webhook_secrets: string[];
+                    /** @description Stripe's API (the default) or a local Stripe for tests */
+                    base_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        processor: "stripe";
+                        livemode: boolean;
+                        /** @description the last four characters of the configured key (the key itself is never returned) */
+                        api_key_last4: string;
+                        /** @description how many webhook secrets verify (they are never returned) */
+                        webhook_secrets: number;
+                        base_url: string | null;
+                        /** @description where Stripe sends its events: add this endpoint in the dashboard */
+                        webhook_path: string;
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCheckoutSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description required: the call is applied once per key; a retry with the same key and body replays the first answer */
+                "idempotency-key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                     * @example 12.50
+                     */
+                    amount: string;
+                    success_url: string;
+                    cancel_url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the Checkout Session's id (cs_…) */
+                        id: string;
+                        /** @description Stripe's hosted payment page: send the customer there */
+                        url: string;
+                        /** @description the grant, awaiting payment, that the payment activates */
+                        grant_id: string;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAutoRecharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        wallet_id: string;
+                        enabled: boolean;
+                        threshold: string;
+                        target: string;
+                        monthly_limit: string | null;
+                        consecutive_failures: number;
+                        disabled_reason: string | null;
+                        /** @description a recharge is awaiting its payment */
+                        in_flight: boolean;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setAutoRecharge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                    /**
+                     * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                     * @example 12.50
+                     */
+                    threshold: string;
+                    /**
+                     * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                     * @example 12.50
+                     */
+                    target: string;
+                    monthly_limit?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        wallet_id: string;
+                        enabled: boolean;
+                        threshold: string;
+                        target: string;
+                        monthly_limit: string | null;
+                        consecutive_failures: number;
+                        disabled_reason: string | null;
+                        /** @description a recharge is awaiting its payment */
+                        in_flight: boolean;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     receiveProviderWebhook: {
         parameters: {
             query?: never;
@@ -8212,6 +8818,92 @@ export interface operations {
             };
             /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveStripeEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: "accepted" | "already_accepted";
+                        event_id: string;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -32,6 +32,7 @@ import { apiKeyRoutes } from './routes/api-keys.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { thresholdRoutes } from './routes/thresholds.js';
 import { spendLimitRoutes } from './routes/spend-limits.js';
+import { paymentRoutes } from './routes/payments.js';
 import { consoleRoutes } from '../console/routes.js';
 
 export interface AppOptions {
@@ -121,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   webhookEndpointRoutes(api, context);
   thresholdRoutes(api, context);
   spendLimitRoutes(api, context);
+  paymentRoutes(api, context);
   await consoleRoutes(app, options.pool);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

@@ -88,6 +88,17 @@ export const OPERATIONS: Readonly<Record<string, OperationName>> = {
     ),
   },
 
+  // payments (Stripe)
+  'PUT /v1/payment-settings/stripe': { id: 'setStripeSettings' },
+  'GET /v1/payment-settings/stripe': { id: 'getStripeSettings' },
+  'POST /v1/payments/stripe/webhook': {
+    id: 'receiveStripeEvent',
+    security: open("No bearer token: Stripe's signature over the body (Stripe-Signature) authenticates it."),
+  },
+  'POST /v1/wallets/:id/checkout-sessions': { id: 'createCheckoutSession' },
+  'PUT /v1/wallets/:id/auto-recharge': { id: 'setAutoRecharge' },
+  'GET /v1/wallets/:id/auto-recharge': { id: 'getAutoRecharge' },
+
   // reconciliation
   'POST /v1/reconciliation/runs': { id: 'runReconciliation' },
   'GET /v1/reconciliation/runs/:id': { id: 'getReconciliationRun' },

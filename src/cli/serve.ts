@@ -4,6 +4,7 @@ import { buildApp } from '../api/app.js';
 import { createMetrics } from '../api/metrics.js';
 import { startWorker, workerPoolOptions } from './worker-runtime.js';
 import { startDeliveries } from './outbound-runtime.js';
+import { startPayments } from './payments-runtime.js';
 import type { Worker } from '../worker/worker.js';
 import { keptAdminToken } from './admin-token.js';
 import { readyLines } from './serve-banner.js';
@@ -59,6 +60,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   const worker: Worker | null = options.workers > 0 ? await startWorker(db, config, options.workers, app.log, metrics) : null;
   // Outbound webhooks go with the in-process worker: --workers 0 leaves them to `tally worker`.
   const deliveries = options.workers > 0 ? startDeliveries(db, config, app.log) : null;
+  const payments = options.workers > 0 ? await startPayments(db, config, app.log) : null;
   if (keptTokenLine) console.log(keptTokenLine);
   const address = app.server.address();
   for (const line of readyLines(host, typeof address === 'object' && address ? address.port : port)) console.log(line);
@@ -70,6 +72,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     await app.close();
     await worker?.stop();
     await deliveries?.stop();
+    await payments?.stop();
     await db.close();
     process.exit(0);
   };

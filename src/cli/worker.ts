@@ -3,6 +3,7 @@ import { openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { FollowingWorker, workerPoolOptions } from './worker-runtime.js';
 import { startDeliveries } from './outbound-runtime.js';
+import { startPayments } from './payments-runtime.js';
 import { processConfig } from '../config/index.js';
 
 export async function workerCommand(options: { concurrency: number }): Promise<void> {
@@ -16,6 +17,7 @@ export async function workerCommand(options: { concurrency: number }): Promise<v
   const worker = new FollowingWorker(db, config, options.concurrency, log);
   await worker.start();
   const deliveries = startDeliveries(db, config, log);
+  const payments = await startPayments(db, config, log);
   log.info({ concurrency: options.concurrency }, 'worker started');
   let stopping = false;
   const stop = async () => {
@@ -24,6 +26,7 @@ export async function workerCommand(options: { concurrency: number }): Promise<v
     log.info('stopping: no new claims; finishing the events in hand');
     await worker.stop();
     await deliveries.stop();
+    await payments.stop();
     await db.close();
     process.exit(0);
   };

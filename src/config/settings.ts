@@ -9,7 +9,14 @@ import { choice, flag, hours, integer, names, text, textWithDefault } from './ki
  */
 
 /** The crash points of the failure-injection suite (src/failpoints.ts). */
-export const FAILPOINT_NAMES = ['worker.after_claim', 'settle.before_commit', 'worker.after_commit', 'intake.after_commit'] as const;
+export const FAILPOINT_NAMES = [
+  'worker.after_claim',
+  'settle.before_commit',
+  'worker.after_commit',
+  'intake.after_commit',
+  'payments.before_call',
+  'payments.after_call',
+] as const;
 
 /** pino's levels. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
-import { NO_FUNDING, post, type Intent, type JobFunding, type Posting } from '../funds/posting/index.js';
+import { NO_FUNDING, availableAt, post, type Intent, type JobFunding, type Posting } from '../funds/posting/index.js';
+import { rechargeAfterPosting } from '../funds/payments/recharge.js';
 import { systemAccountIds } from './accounts.js';
 import { announceDepleted } from './grant-events.js';
 import { transfersOf } from './grant-transfers.js';
@@ -78,6 +79,7 @@ export async function allocateToGrants(
         postings.flatMap((p) => p.postings),
         locked.now,
       );
+      await rechargeAfterPosting(tx, locked, postings.flatMap((p) => p.postings), availableAt(funds, locked.now));
     },
   };
 }

@@ -6,6 +6,7 @@ import { NO_FUNDING, post } from '../funds/posting/index.js';
 import { transfersOf } from './grant-transfers.js';
 import { moveProjections } from './transfers.js';
 import { lockWalletFunds, writeWalletFunds } from '../funds/wallet-funds.js';
+import { rechargeAfterPosting } from '../funds/payments/recharge.js';
 import { postWalletEntries, type FundsGuard, type PostedToWallet } from './wallet-entries.js';
 
 export interface HoldRow {
@@ -88,6 +89,7 @@ export async function reserveHold(tx: Queryable, request: ReserveRequest): Promi
     pendingEntryId: taken.rows[i]?.id ?? null,
   }));
   await writeWalletFunds(tx, locked, posting.wallet, new Map([[request.jobId, posting.job]]), shareEntries);
+  await rechargeAfterPosting(tx, locked, posting.postings, posting.totals.available);
   return hold.rows[0]!;
 }
 

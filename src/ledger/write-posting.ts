@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import type { JobFunding, PostingResult } from '../funds/posting/index.js';
 import { writeWalletFunds, type LockedFunds } from '../funds/wallet-funds.js';
+import { rechargeAfterPosting } from '../funds/payments/recharge.js';
 import { systemAccountIds, type SystemAccountKind } from './accounts.js';
 import type { EntryRow } from './entries.js';
 import { announceDepleted } from './grant-events.js';
@@ -50,5 +51,6 @@ export async function writePosting(
   }
   await writeWalletFunds(tx, locked, result.wallet, jobs);
   await announceDepleted(tx, locked, result.wallet, result.postings, locked.now);
+  await rechargeAfterPosting(tx, locked, result.postings, result.totals.available);
   return written;
 }

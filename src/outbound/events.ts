@@ -19,6 +19,11 @@ export const OUTBOUND_EVENT_TYPES = [
   'grant.depleted',
   'grant.expired',
   'grant.voided',
+  'payment.succeeded',
+  'payment.failed',
+  'payment.refunded',
+  'payment.disputed',
+  'auto_recharge.disabled',
 ] as const;
 export type OutboundEventType = (typeof OUTBOUND_EVENT_TYPES)[number];
 
@@ -111,6 +116,42 @@ export const GrantVoidedData = Type.Object(
       'an operator voided the grant: voided_amount is the unheld remaining that left the wallet then (shares still held stay with their jobs)',
   },
 );
+/** What every payment message names: the grant the payment is for, its wallet, and Stripe's payment intent. */
+const paymentFields = {
+  grant_id: Id,
+  wallet_id: Id,
+  currency: Currency,
+  source: Type.String({ description: 'stripe_checkout, stripe_payment or auto_recharge', examples: ['stripe_checkout'] }),
+  payment_intent: Type.Union([Type.String(), Type.Null()]),
+};
+export const PaymentSucceededData = Type.Object(
+  { ...paymentFields, amount: Amount },
+  { description: "a payment succeeded and its grant's money entered the wallet (once per payment intent)" },
+);
+export const PaymentFailedData = Type.Object(
+  { ...paymentFields, amount: Amount, reason: Type.String({ description: 'a decline code, expired, async_payment_failed, requires_action…' }) },
+  { description: 'a payment failed and its grant, awaiting payment, was canceled (a declined recharge, an expired or failed checkout)' },
+);
+export const PaymentRefundedData = Type.Object(
+  { ...paymentFields, amount: Amount, refund_id: Type.String(), status: Type.String({ description: "the refund's status: pending, succeeded, failed or canceled" }) },
+  {
+    description:
+      'a refund to the payer posted (pending or succeeded: taken from the grant, the rest as debt), or one that failed came back (failed, canceled)',
+  },
+);
+export const PaymentDisputedData = Type.Object(
+  {
+    ...paymentFields,
+    amount: Amount,
+    dispute_id: Type.String(),
+    status: Type.String({ description: "open (the grant is frozen), lost (the amount left the wallet), or the close's status (won…: unfrozen)" }),
+  },
+  { description: 'a dispute of a payment opened or closed' },
+);
+export const AutoRechargeDisabledData = Type.Object(
+  { wallet_id: Id, currency: Currency, consecutive_failures: Type.Integer({ minimum: 0 }), reason: Type.String() },
+  { description: 'auto-recharge turned itself off after consecutive failed recharges; a PUT with enabled: true turns it on again' },
+);
 export const PingData = Type.Object({ endpoint_id: Id }, { description: 'a test message sent on request' });
 
 /** Each type's `data` schema, for the API description and for checks in tests. */
@@ -125,6 +166,11 @@ export const MESSAGE_DATA_SCHEMAS = {
   'grant.depleted': GrantDepletedData,
   'grant.expired': GrantExpiredData,
   'grant.voided': GrantVoidedData,
+  'payment.succeeded': PaymentSucceededData,
+  'payment.failed': PaymentFailedData,
+  'payment.refunded': PaymentRefundedData,
+  'payment.disputed': PaymentDisputedData,
+  'auto_recharge.disabled': AutoRechargeDisabledData,
   'webhook.ping': PingData,
 } as const satisfies Record<MessageType, TSchema>;
 

@@ -1,0 +1,108 @@
+import { MICROS_PER_UNIT, SCALE, type Micros } from '../../money/index.js';
+
+/**
+ * Stripe's amounts are integers in the currency's smallest unit (2000 = 20.00 USD; a
+ * zero-decimal currency such as JPY has none: 500 = 500 JPY), and its currency codes are
+ * lower case. Tally's are micro-units of the major unit (money/scale.ts). Converted
+ * exactly, both ways; an amount that is not a whole number of minor units is refused
+ * where a charge is asked for (a card cannot be charged a fraction of a cent).
+ */
+
+/** Stripe's zero-decimal currencies (its "Currencies" documentation). */
+const ZERO_DECIMAL = new Set([
+  'bif',
+  'clp',
+  'djf',
+  'gnf',
+  'jpy',
+  'kmf',
+  'krw',
+  'mga',
+  'pyg',
+  'rwf',
+  'ugx',
+  'vnd',
+  'vuv',
+  'xaf',
+  'xof',
+  'xpf',
+]);
+/** Stripe's three-decimal currencies (charged in multiples of 10 of their minor unit). */
+const THREE_DECIMAL = new Set(['bhd', 'jod', 'kwd', 'omr', 'tnd']);
+
+/** Digits after the decimal point of a currency's minor unit, as Stripe counts them. */
+export function minorDigits(currency: string): number {
+  const code = currency.toLowerCase();
+  if (ZERO_DECIMAL.has(code)) return 0;
+  if (THREE_DECIMAL.has(code)) return 3;
+  return 2;
+}
+
+/** Micros in one minor unit of the currency (USD: 10,000; JPY: 1,000,000). */
+export function microsPerMinor(currency: string): Micros {
+  return 10n ** BigInt(SCALE - minorDigits(currency));
+}
+
+export function minorToMicros(minor: bigint, currency: string): Micros {
+  return minor * microsPerMinor(currency);
+}
+
+/** The exact minor amount, or null when `micros` is not a whole number of minor units. */
+export function microsToMinorExact(micros: Micros, currency: string): bigint | null {
+  const per = microsPerMinor(currency);
+  return micros % per === 0n ? micros / per : null;
+}
+
+/** Rounded up to the next minor unit (what a recharge charges, so it reaches its target). */
+export function microsToMinorCeil(micros: Micros, currency: string): bigint {
+  const per = microsPerMinor(currency);
+  return micros <= 0n ? 0n : (micros + per - 1n) / per;
+}
+
+/** Rounded down (what a limit still allows). */
+export function microsToMinorFloor(micros: Micros, currency: string): bigint {
+  const per = microsPerMinor(currency);
+  return micros <= 0n ? 0n : micros / per;
+}
+
+/**
+ * Stripe's minimum charge per currency, in major units (its "Minimum and maximum charge
+ * amounts" table); other currencies: the equivalent of 0.50 USD is not known here, so one
+ * major unit (or 50 for zero-decimal currencies) is asked for.
+ */
+const MINIMUM_MAJOR: Record<string, string> = {
+  usd: '0.50',
+  aud: '0.50',
+  brl: '0.50',
+  cad: '0.50',
+  chf: '0.50',
+  dkk: '2.50',
+  eur: '0.50',
+  gbp: '0.30',
+  hkd: '4.00',
+  inr: '0.50',
+  jpy: '50',
+  mxn: '10',
+  nok: '3.00',
+  nzd: '0.50',
+  pln: '2.00',
+  sek: '3.00',
+  sgd: '0.50',
+};
+
+/** Stripe's minimum charge in the currency, in micros. */
+export function minimumChargeMicros(currency: string): Micros {
+  const text = MINIMUM_MAJOR[currency.toLowerCase()] ?? (minorDigits(currency) === 0 ? '50' : '1.00');
+  const [whole, fraction = ''] = text.split('.');
+  return BigInt(whole!) * MICROS_PER_UNIT + BigInt(fraction.padEnd(SCALE, '0'));
+}
+
+/** Stripe's spelling of a currency code. */
+export function stripeCurrency(currency: string): string {
+  return currency.toLowerCase();
+}
+
+/** Whether two currency codes name one currency (Stripe's are lower case, Tally's upper). */
+export function sameCurrency(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
