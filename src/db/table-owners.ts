@@ -78,14 +78,20 @@ export const TABLE_OWNERS = {
   spend_periods: { owner: 'src/ledger/', why: "spend counters, moved in the wallet's movement statement" },
   tenants: { owner: 'src/catalog/', why: 'tenants are created with their first API key' },
   wallet_thresholds: { owner: 'src/ledger/', why: 'walked entry by entry under the wallet lock' },
-  auto_recharge: { owner: 'src/funds/payments/', why: "a wallet's auto-recharge settings and failure count, moved by its recharges' outcomes" },
+  auto_recharge: {
+    owner: 'src/funds/payments/',
+    why: "a wallet's auto-recharge settings and failure count, moved by its recharges' outcomes",
+  },
   payment_settings: { owner: 'src/funds/payments/', why: "the operator's Stripe account: a sealed API key and the webhook secrets" },
   stripe_calls: {
     owner: 'src/funds/payments/',
     why: 'the outbox of calls to Stripe, a queue of queue/engine/ (calls-table.ts): written with the recharge decision, called after commit',
   },
   stripe_checkouts: { owner: 'src/funds/payments/', why: 'a Checkout top-up: its request, grant and session' },
-  stripe_customers: { owner: 'src/funds/payments/', why: "each tenant's Stripe customer, created once, and its latest checkout's payment method" },
+  stripe_customers: {
+    owner: 'src/funds/payments/',
+    why: "each tenant's Stripe customer, created once, and its latest checkout's payment method",
+  },
   stripe_disputes: { owner: 'src/funds/payments/', why: 'disputes by id: their grant, status and close, each applied once' },
   stripe_events: {
     owner: 'src/funds/payments/',

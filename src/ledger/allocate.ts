@@ -79,7 +79,12 @@ export async function allocateToGrants(
         postings.flatMap((p) => p.postings),
         locked.now,
       );
-      await rechargeAfterPosting(tx, locked, postings.flatMap((p) => p.postings), availableAt(funds, locked.now));
+      await rechargeAfterPosting(
+        tx,
+        locked,
+        postings.flatMap((p) => p.postings),
+        availableAt(funds, locked.now),
+      );
     },
   };
 }

@@ -129,11 +129,20 @@ export const PaymentSucceededData = Type.Object(
   { description: "a payment succeeded and its grant's money entered the wallet (once per payment intent)" },
 );
 export const PaymentFailedData = Type.Object(
-  { ...paymentFields, amount: Amount, reason: Type.String({ description: 'a decline code, expired, async_payment_failed, requires_action…' }) },
+  {
+    ...paymentFields,
+    amount: Amount,
+    reason: Type.String({ description: 'a decline code, expired, async_payment_failed, requires_action…' }),
+  },
   { description: 'a payment failed and its grant, awaiting payment, was canceled (a declined recharge, an expired or failed checkout)' },
 );
 export const PaymentRefundedData = Type.Object(
-  { ...paymentFields, amount: Amount, refund_id: Type.String(), status: Type.String({ description: "the refund's status: pending, succeeded, failed or canceled" }) },
+  {
+    ...paymentFields,
+    amount: Amount,
+    refund_id: Type.String(),
+    status: Type.String({ description: "the refund's status: pending, succeeded, failed or canceled" }),
+  },
   {
     description:
       'a refund to the payer posted (pending or succeeded: taken from the grant, the rest as debt), or one that failed came back (failed, canceled)',
@@ -144,7 +153,9 @@ export const PaymentDisputedData = Type.Object(
     ...paymentFields,
     amount: Amount,
     dispute_id: Type.String(),
-    status: Type.String({ description: "open (the grant is frozen), lost (the amount left the wallet), or the close's status (won…: unfrozen)" }),
+    status: Type.String({
+      description: "open (the grant is frozen), lost (the amount left the wallet), or the close's status (won…: unfrozen)",
+    }),
   },
   { description: 'a dispute of a payment opened or closed' },
 );
