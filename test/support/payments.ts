@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import type { Pool } from '../../src/db/pool.js';
 import { PaymentsWorker } from '../../src/worker/payments-worker.js';
+import { destinationPolicy } from '../../src/outbound/destinations.js';
 import { LocalStripe, sendStripeEvent, type StripeEvent } from '../../src/simulator/stripe/index.js';
 import { Client } from './client.js';
 import { freshDatabase, type TestDatabase } from './database.js';

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { assertLedgerInvariants } from '../support/invariants.js';
+import { checkout, eventsSettled, grantRow, paymentsStack, type PaymentTenant } from '../support/payments.js';
+import { waitUntil } from '../support/server.js';
+import { createWorld, submitJob } from '../support/world.js';
+
+/**
+ * Checkout top-ups and auto-recharge (CONTRACT.md "Payments (Stripe)"), on real
+ * PostgreSQL with the real app, the payments worker and the local Stripe.
+ */
+const stack = await paymentsStack();
+afterEach(async () => {
+  await stack.stopWorkers();
+  await assertLedgerInvariants(stack.db.pool);
+});
+
+const q = async <T extends object = any>(sql: string, values: unknown[] = []) => (await stack.db.pool.query<T>(sql, values)).rows;
+
+/** A tenant with a provider, a price (a job of 10,000 + 5,000 tokens reserves 0.02) and a checkout paid by card. */
+async function payingWorld(amount = '10.00') {
+  const world = await createWorld(stack.admin, { credit: '0' });
+  const payer: PaymentTenant = { tenantId: world.tenantId, tenant: world.tenant, walletId: world.walletId };
+  await stack.startWorkers(1);
+  const session = await checkout(stack, payer, amount);
+  for (const event of await stack.stripe.completeCheckout(session.id, { send: false })) await stack.send(event);
+  await eventsSettled(stack.db.pool);
+  expect((await grantRow(stack.db.pool, session.grant_id)).status).toBe('active');
+  await stack.stopWorkers();
+  return { world, payer, session };
+}
+
+async function autoRecharge(payer: PaymentTenant, body: Record<string, unknown>) {
+  const answer = await payer.tenant.request('PUT', `/v1/wallets/${payer.walletId}/auto-recharge`, body);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body;
+}
+
+describe('Checkout top-ups', () => {
+  it('makes the grant, the tenant’s customer once and one session with the contract’s parameters; a retry replays it', async () => {
+    const world = await createWorld(stack.admin, { credit: '0' });
+    const payer = { tenantId: world.tenantId, tenant: world.tenant, walletId: world.walletId };
+    const key = randomUUID();
+    const first = await checkout(stack, payer, '12.34', key);
+    const again = await payer.tenant.post(
+      `/v1/wallets/${payer.walletId}/checkout-sessions`,
+      { amount: '12.34', success_url: 'https://example.com/ok', cancel_url: 'https://example.com/cancel' },
+      { 'idempotency-key': key },
+    );
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const reused = await payer.tenant.post(
+      `/v1/wallets/${payer.walletId}/checkout-sessions`,
+      { amount: '99.00', success_url: 'https://example.com/ok', cancel_url: 'https://example.com/cancel' },
+      { 'idempotency-key': key },
+    );
+    expect(reused.status).toBe(422);
+    expect(reused.body.error.code).toBe('idempotency_key_reused');
+    await checkout(stack, payer, '5.00');
+    const sessions = stack.stripe.requests.filter(
+      (r) => r.path === '/v1/checkout/sessions' && (r.params.metadata as any)?.tally_wallet_id === payer.walletId,
+    );
+    expect(sessions).toHaveLength(2);
+    const params = sessions[0]!.params as any;
+    expect(params).toMatchObject({
+      mode: 'payment',
+      client_reference_id: first.grant_id,
+      line_items: [{ quantity: '1', price_data: { currency: 'usd', unit_amount: '1234' } }],
+      metadata: { tally_grant_id: first.grant_id, tally_wallet_id: payer.walletId },
+      payment_intent_data: {
+        metadata: { tally_grant_id: first.grant_id, tally_wallet_id: payer.walletId },
+        setup_future_usage: 'off_session',
+      },
+    });
+    expect(sessions[0]!.idempotencyKey).toContain(first.grant_id);
+    const customers = stack.stripe.requests.filter(
+      (r) => r.path === '/v1/customers' && (r.params.metadata as any)?.tally_tenant_id === payer.tenantId,
+    );
+    expect(customers).toHaveLength(1);
+    expect(customers[0]!.idempotencyKey).toContain(payer.tenantId);
+    expect(await grantRow(stack.db.pool, first.grant_id)).toMatchObject({
+      status: 'awaiting_payment',
+      source: 'stripe_checkout',
+      amount: 12_340_000n,
+    });
+    const fraction = await payer.tenant.post(
+      `/v1/wallets/${payer.walletId}/checkout-sessions`,
+      { amount: '1.005', success_url: 'https://example.com/ok', cancel_url: 'https://example.com/cancel' },
+      { 'idempotency-key': randomUUID() },
+    );
+    expect(fraction.status).toBe(400);
+    expect(fraction.body.error.code).toBe('invalid_amount');
+  });
+
+  it('completes a checkout cut between the grant and the session by a retry that makes no second session', async () => {
+    const world = await createWorld(stack.admin, { credit: '0' });
+    const payer = { tenantId: world.tenantId, tenant: world.tenant, walletId: world.walletId };
+    const key = randomUUID();
+    const body = { amount: '20.00', success_url: 'https://example.com/ok', cancel_url: 'https://example.com/cancel' };
+    stack.stripe.failNext(1, /^\/v1\/checkout\/sessions$/);
+    const failed = await payer.tenant.post(`/v1/wallets/${payer.walletId}/checkout-sessions`, body, { 'idempotency-key': key });
+    expect(failed.status).toBe(503);
+    // Stripe made the session but its answer was lost
+    // (twice: Stripe's SDK itself retries a closed connection once, with the same key)
+    stack.stripe.dropAfterCommitNext(2, /^\/v1\/checkout\/sessions$/);
+    const dropped = await payer.tenant.post(`/v1/wallets/${payer.walletId}/checkout-sessions`, body, { 'idempotency-key': key });
+    expect(dropped.status).toBe(503);
+    const done = await payer.tenant.post(`/v1/wallets/${payer.walletId}/checkout-sessions`, body, { 'idempotency-key': key });
+    expect(done.status).toBe(201);
+    const made = [...stack.stripe.sessions.values()].filter((s) => (s.metadata as any).tally_wallet_id === payer.walletId);
+    expect(made).toHaveLength(1);
+    expect(done.body.id).toBe(made[0]!.id);
+    expect(await q('select count(*)::int as n from grants where wallet_id = $1', [payer.walletId])).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('auto-recharge', () => {
+  it('decides one recharge for 20 concurrent reservations crossing the threshold, charged once with the grant’s key', async () => {
+    const { world, payer } = await payingWorld('10.00');
+    expect(await autoRecharge(payer, { enabled: true, threshold: '9.70', target: '20.00' })).toMatchObject({
+      enabled: true,
+      in_flight: false,
+    });
+    const jobs = await Promise.all(Array.from({ length: 20 }, () => submitJob(world)));
+    expect(jobs).toHaveLength(20);
+    const recharges = await q<{ id: string; amount: bigint }>(
+      `select id, amount from grants where wallet_id = $1 and source = 'auto_recharge'`,
+      [payer.walletId],
+    );
+    expect(recharges).toHaveLength(1);
+    // decided by the reservation that took available from 9.70 to 9.68: 20.00 − 9.68
+    expect(recharges[0]!.amount).toBe(10_320_000n);
+    expect((await payer.tenant.get(`/v1/wallets/${payer.walletId}/auto-recharge`)).body.in_flight).toBe(true);
+    await stack.startWorkers(2);
+    await waitUntil(async () => (await grantRow(stack.db.pool, recharges[0]!.id)).status === 'active');
+    const intents = [...stack.stripe.paymentIntents.values()].filter((pi) => (pi.metadata as any).tally_grant_id === recharges[0]!.id);
+    expect(intents).toHaveLength(1);
+    expect(intents[0]).toMatchObject({ amount: 1032, currency: 'usd', status: 'succeeded' });
+    const call = stack.stripe.requests.find(
+      (r) => r.path === '/v1/payment_intents' && (r.params.metadata as any)?.tally_grant_id === recharges[0]!.id,
+    )!;
+    expect(call.params).toMatchObject({ off_session: 'true', confirm: 'true', amount: '1032', currency: 'usd' });
+    expect(call.idempotencyKey).toContain(recharges[0]!.id);
+    await eventsSettled(stack.db.pool); // its payment_intent.succeeded changes nothing more
+    expect(
+      await q(`select count(*)::int as n from ledger_entries where grant_id = $1 and entry_type = 'grant'`, [recharges[0]!.id]),
+    ).toEqual([{ n: 1 }]);
+    expect((await payer.tenant.get(`/v1/wallets/${payer.walletId}/auto-recharge`)).body).toMatchObject({
+      in_flight: false,
+      consecutive_failures: 0,
+    });
+  });
+
+  it('stays within the monthly limit, counting what is in flight', async () => {
+    const { world, payer } = await payingWorld('10.00');
+    await autoRecharge(payer, { enabled: true, threshold: '9.99', target: '30.00', monthly_limit: '15.00' });
+    await submitJob(world);
+    const recharges = await q<{ amount: bigint }>(`select amount from grants where wallet_id = $1 and source = 'auto_recharge'`, [
+      payer.walletId,
+    ]);
+    expect(recharges).toEqual([{ amount: 15_000_000n }]);
+  });
+
+  it('disables itself after three declined recharges and sends auto_recharge.disabled once', async () => {
+    const { world, payer } = await payingWorld('10.00');
+    // an endpoint of the tenant's, so its messages are written (none is delivered here)
+    await stack.db.pool.query(
+      `insert into webhook_endpoints (id, tenant_id, url, events, secret) values ($1, $2, 'https://example.com/hook', '{*}', 'whsec_dGVzdA==')`,
+      [randomUUID(), payer.tenantId],
+    );
+    const card = (
+      await q<{ payment_method: string }>('select payment_method from stripe_customers where tenant_id = $1', [payer.tenantId])
+    )[0]!.payment_method;
+    stack.stripe.cards.set(card, 'decline');
+    await autoRecharge(payer, { enabled: true, threshold: '9.99', target: '20.00' });
+    await stack.startWorkers(1);
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      await submitJob(world);
+      await waitUntil(
+        async () =>
+          (
+            await q(
+              `select 1 from grants where wallet_id = $1 and source = 'auto_recharge' and activated_at is null and canceled_at is null`,
+              [payer.walletId],
+            )
+          ).length === 0,
+      );
+      await eventsSettled(stack.db.pool);
+      const state = (await payer.tenant.get(`/v1/wallets/${payer.walletId}/auto-recharge`)).body;
+      expect(state).toMatchObject({ consecutive_failures: Math.min(attempt, 3), enabled: attempt < 3, in_flight: false });
+    }
+    const recharges = await q(`select canceled_at is not null as canceled from grants where wallet_id = $1 and source = 'auto_recharge'`, [
+      payer.walletId,
+    ]);
+    expect(recharges).toEqual([{ canceled: true }, { canceled: true }, { canceled: true }]);
+    expect(
+      await q(`select count(*)::int as n from outbound_messages where tenant_id = $1 and type = 'auto_recharge.disabled'`, [
+        payer.tenantId,
+      ]),
+    ).toEqual([{ n: 1 }]);
+    expect(
+      await q(`select count(*)::int as n from outbound_messages where tenant_id = $1 and type = 'payment.failed'`, [payer.tenantId]),
+    ).toEqual([{ n: 3 }]);
+    expect((await payer.tenant.get(`/v1/wallets/${payer.walletId}/auto-recharge`)).body.disabled_reason).toMatch(
+      /3 recharges in a row failed/,
+    );
+    // enabling again resets the count and recharges at the next posting below the threshold
+    stack.stripe.cards.set(card, 'succeed');
+    expect(await autoRecharge(payer, { enabled: true, threshold: '9.99', target: '20.00' })).toMatchObject({
+      enabled: true,
+      consecutive_failures: 0,
+      disabled_reason: null,
+    });
+    await submitJob(world);
+    await waitUntil(
+      async () =>
+        (await q(`select 1 from grants where wallet_id = $1 and source = 'auto_recharge' and activated_at is not null`, [payer.walletId]))
+          .length === 1,
+    );
+  });
+});
