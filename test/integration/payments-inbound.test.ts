@@ -110,7 +110,7 @@ describe('the webhook door', () => {
 describe('one payment, one grant', () => {
   it('activates one grant when the same payment comes as checkout.session.completed and payment_intent.succeeded, duplicated, in any order, 16 at a time', async () => {
     const payer = await paymentTenant(stack);
-    const session = await checkout(stack, payer, '25.00');
+    const session = await checkout(payer, '25.00');
     expect((await grantRow(stack.db.pool, session.grant_id)).status).toBe('awaiting_payment');
     const events = await stack.stripe.completeCheckout(session.id, { send: false });
     const [completed, succeeded] = events;
@@ -174,7 +174,7 @@ describe('one payment, one grant', () => {
 
   it('keeps the grant unpaid when the paid amount is not the grant’s, and records the mismatch', async () => {
     const payer = await paymentTenant(stack);
-    const session = await checkout(stack, payer, '10.00');
+    const session = await checkout(payer, '10.00');
     const pi = `pi_${randomUUID().replaceAll('-', '')}`;
     const intent = {
       id: pi,
@@ -192,7 +192,7 @@ describe('one payment, one grant', () => {
 
   it('cancels the awaiting grant when its session expires; a success after that still credits it', async () => {
     const payer = await paymentTenant(stack);
-    const session = await checkout(stack, payer, '5.00');
+    const session = await checkout(payer, '5.00');
     await stack.send((await stack.stripe.expireCheckout(session.id, { send: false }))[0]!);
     await eventsSettled(stack.db.pool);
     expect((await grantRow(stack.db.pool, session.grant_id)).status).toBe('canceled');
@@ -213,7 +213,7 @@ describe('one payment, one grant', () => {
 describe('refunds and disputes', () => {
   async function paid(amount: string) {
     const payer = await paymentTenant(stack);
-    const session = await checkout(stack, payer, amount);
+    const session = await checkout(payer, amount);
     const events = await stack.stripe.completeCheckout(session.id, { send: false });
     return { payer, session, events, pi: events[1]!.data.object.id as string };
   }

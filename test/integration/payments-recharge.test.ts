@@ -22,7 +22,7 @@ async function payingWorld(amount = '10.00') {
   const world = await createWorld(stack.admin, { credit: '0' });
   const payer: PaymentTenant = { tenantId: world.tenantId, tenant: world.tenant, walletId: world.walletId };
   await stack.startWorkers(1);
-  const session = await checkout(stack, payer, amount);
+  const session = await checkout(payer, amount);
   for (const event of await stack.stripe.completeCheckout(session.id, { send: false })) await stack.send(event);
   await eventsSettled(stack.db.pool);
   expect((await grantRow(stack.db.pool, session.grant_id)).status).toBe('active');
@@ -41,7 +41,7 @@ describe('Checkout top-ups', () => {
     const world = await createWorld(stack.admin, { credit: '0' });
     const payer = { tenantId: world.tenantId, tenant: world.tenant, walletId: world.walletId };
     const key = randomUUID();
-    const first = await checkout(stack, payer, '12.34', key);
+    const first = await checkout(payer, '12.34', key);
     const again = await payer.tenant.post(
       `/v1/wallets/${payer.walletId}/checkout-sessions`,
       { amount: '12.34', success_url: 'https://example.com/ok', cancel_url: 'https://example.com/cancel' },
@@ -57,7 +57,7 @@ describe('Checkout top-ups', () => {
     );
     expect(reused.status).toBe(422);
     expect(reused.body.error.code).toBe('idempotency_key_reused');
-    await checkout(stack, payer, '5.00');
+    await checkout(payer, '5.00');
     const sessions = stack.stripe.requests.filter(
       (r) => r.path === '/v1/checkout/sessions' && (r.params.metadata as any)?.tally_wallet_id === payer.walletId,
     );

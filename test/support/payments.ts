@@ -110,7 +110,7 @@ export async function paymentTenant(stack: PaymentsStack, currency = 'USD'): Pro
 }
 
 /** A Checkout top-up through the API: the session's id and url, and its grant. */
-export async function checkout(stack: PaymentsStack, payer: PaymentTenant, amount: string, key = randomUUID()) {
+export async function checkout(payer: PaymentTenant, amount: string, key = randomUUID()) {
   const answer = await payer.tenant.post(
     `/v1/wallets/${payer.walletId}/checkout-sessions`,
     { amount, success_url: 'https://example.com/ok', cancel_url: 'https://example.com/cancel' },
