@@ -47,8 +47,8 @@ describe('house rules', () => {
       .flatMap((file) => mdCitations(file).map((cite) => ({ file, ...cite })))
       .filter(({ file, name }) => !cited(file, name))
       .map(({ file, line, name }) => `${file}:${line}: ${name}`);
-    // DESIGN.md and STYLE.md are not in the repository: docs/ARCHITECTURE.md has their ideas ("The flow",
-    // "Lock order", "The settle transaction", "Intake and the outbox", "Workers", "One owner per table").
+    // The design and style notes shared outside the repository cannot be opened from it: docs/ARCHITECTURE.md has
+    // their ideas ("The flow", "Lock order", "The settle transaction", "Intake and the outbox", "Workers", ...).
     expect(missing, 'cite a document of the repository, or add the document').toEqual([]);
   });
 });
