@@ -33,8 +33,7 @@ import { ledgerViolations } from '../support/invariants.js';
  * draws and refunds in order, credits paying the debt first, a void of a migrated grant
  * with a hold on it, new holds and grants drawn before the migrated one, an expiry sweep
  * with nothing to expire — and after each step every ledger invariant
- * (test/support/invariants.ts, two of its checks read as they must for holds from before
- * grants: PRE_GRANT_AWARE) holds; reconciliation, every class of it, ends clean.
+ * (test/support/invariants.ts) holds; reconciliation, every class of it, ends clean.
  */
 
 const GRANTS = 19;
@@ -645,53 +644,8 @@ async function fingerprints(): Promise<Record<string, string>> {
 
 // ---------------------------------------------------------------------------------------
 
-/**
- * Two checks of test/support/invariants.ts, as they read for holds from before grants
- * (reported with this test). Such a hold's one share, on its wallet's opening grant,
- * took over the hold's own reserve entry, which names no grant (0019 writes no entry):
- * - reserve_entry_per_hold wants that entry to name the share's grant, so it lists every
- *   migrated hold; here the hold's own entry counts for its share.
- * - grant_equals_entries counts what such a share still holds (held − captured −
- *   returned) on top of its capture and return entries, which name the grant when the new
- *   code wrote them and take the held amount down already: a migrated hold resolved after
- *   0019 is counted off twice. Here the unnamed reserve entry counts as the share's held
- *   amount less what unnamed entries (the old code's capture or release) resolved of it.
- * Everything else is invariants.ts as it stands.
- */
-const PRE_GRANT_AWARE: Record<string, string> = {
-  reserve_entry_per_hold: `
-    select h.job_id, h.amount, sum(e.amount) as entry_amount from holds h
-    left join hold_shares s on s.job_id = h.job_id and s.held > 0
-    left join ledger_entries e on e.id = s.pending_entry_id and e.flags = 'pending' and e.entry_type = 'reserve' and e.amount = s.held
-      and e.debit_account_id = h.wallet_id and e.credit_account_id = h.revenue_account_id
-      and (e.grant_id is not distinct from s.grant_id or (e.grant_id is null and e.id = h.pending_entry_id))
-    where h.amount > 0 group by h.job_id, h.amount having sum(e.amount) is distinct from h.amount`,
-  grant_equals_entries: `
-    select g.id, g.remaining, g.held, g.opening + coalesce(e.posted, 0) as entries_remaining, coalesce(e.held, 0) + coalesce(o.held, 0) as entries_held
-    from grants g
-    left join (
-      select grant_id,
-             sum(case when entry_type = 'debt_repayment' then -amount
-                      when flags in ('posted', 'post_pending') then case when credit_account_id = wallet_id then amount else -amount end
-                      else 0 end) as posted,
-             sum(case flags when 'pending' then amount when 'posted' then 0 else -amount end) filter (where flags <> 'posted') as held
-      from ledger_entries where grant_id is not null group by grant_id
-    ) e on e.grant_id = g.id
-    left join (
-      select s.grant_id,
-             sum(s.held - coalesce((select sum(x.amount) from ledger_entries x where x.pending_id = r.id and x.grant_id is null), 0)) as held
-      from hold_shares s join ledger_entries r on r.id = s.pending_entry_id where r.grant_id is null group by s.grant_id
-    ) o on o.grant_id = g.id
-    where g.remaining <> g.opening + coalesce(e.posted, 0) or g.held <> coalesce(e.held, 0) + coalesce(o.held, 0)`,
-};
-
 async function invariants(step: string): Promise<void> {
   const found = await ledgerViolations(pool);
-  for (const [check, sql] of Object.entries(PRE_GRANT_AWARE)) {
-    const rows = (await pool.query(sql)).rows;
-    if (rows.length > 0) found[check] = rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, String(v)])));
-    else delete found[check];
-  }
   expect(found, `ledger invariants after: ${step}`).toEqual({});
 }
 

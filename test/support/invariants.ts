@@ -159,12 +159,14 @@ const CHECKS: Record<string, string> = {
     where a.kind = 'wallet' and a.credits_posted - a.debits_posted - a.debits_pending + coalesce(c.charged, 0) < 0`,
 
   // Reservation entries: one per share of a hold with a positive amount, together its amount,
-  // each the reserve entry its share names, on the share's grant.
+  // each the reserve entry its share names, on the share's grant (a hold opened before grants
+  // keeps its one reserve entry, which names no grant: migrations/0019).
   reserve_entry_per_hold: `
     select h.job_id, h.amount, sum(e.amount) as entry_amount from holds h
     left join hold_shares s on s.job_id = h.job_id and s.held > 0
     left join ledger_entries e on e.id = s.pending_entry_id and e.flags = 'pending' and e.entry_type = 'reserve' and e.amount = s.held
-      and e.debit_account_id = h.wallet_id and e.credit_account_id = h.revenue_account_id and e.grant_id is not distinct from s.grant_id
+      and e.debit_account_id = h.wallet_id and e.credit_account_id = h.revenue_account_id
+      and (e.grant_id is not distinct from s.grant_id or (e.grant_id is null and e.id = h.pending_entry_id))
     where h.amount > 0 group by h.job_id, h.amount having sum(e.amount) is distinct from h.amount`,
 
   // Grants (CONTRACT.md "Credit grants"): the wallet is the sum of its grants — balance =
@@ -188,10 +190,12 @@ const CHECKS: Record<string, string> = {
              sum(case flags when 'pending' then amount when 'posted' then 0 else -amount end) filter (where flags <> 'posted') as held
       from ledger_entries where grant_id is not null group by grant_id
     ) e on e.grant_id = g.id
-    -- holds open before grants: their reserve entries name no grant, their shares do
+    -- holds opened before grants: their reserve entry names no grant, their share does; what
+    -- entries naming no grant resolved of it was resolved before grants, the rest is named since
     left join (
-      select s.grant_id, sum(s.held - s.captured - s.returned) as held from hold_shares s
-      join ledger_entries r on r.id = s.pending_entry_id where r.grant_id is null group by s.grant_id
+      select s.grant_id,
+             sum(s.held - coalesce((select sum(x.amount) from ledger_entries x where x.pending_id = r.id and x.grant_id is null), 0)) as held
+      from hold_shares s join ledger_entries r on r.id = s.pending_entry_id where r.grant_id is null group by s.grant_id
     ) o on o.grant_id = g.id
     where g.remaining <> g.opening + coalesce(e.posted, 0) or g.held <> coalesce(e.held, 0) + coalesce(o.held, 0)`,
 
