@@ -2,7 +2,7 @@
  * One owner per table (issue 24.8): the one module of src/ whose SQL may write the table —
  * INSERT, UPDATE, DELETE, MERGE, COPY … FROM or TRUNCATE, CTE forms and ON CONFLICT
  * included. Every other module calls a named function of the owner. Reads are free: a read
- * model may query any table (STYLE.md 12), though api/ reads through domain modules too.
+ * model may query any table (read models stay apart from write paths), though api/ reads through domain modules too.
  *
  * An owner is a folder (ending in `/`) or a file, relative to the repository root.
  * test/unit/table-owners.test.ts scans src/ and fails on a write outside its owner, on a

@@ -19,7 +19,7 @@ export interface PlannedIntent {
    * in its order under its lock, in the statement that moves it (wallet-entries.ts).
    */
   transfers: Transfer[];
-  /** the tenant's revenue account the entries move (DESIGN.md's lock order: after the wallet) */
+  /** the tenant's revenue account the entries move (docs/ARCHITECTURE.md "Lock order": after the wallet) */
   revenueAccount: string;
   /** true when the entries charge the wallet (a capture or an upward adjustment) */
   charges: boolean;

@@ -12,7 +12,7 @@ import { committedWrite, moveAccounts, writeDecisions, type SettleRequest, type 
  * Settles the claimed events of several jobs in ONE transaction: the jobs locked in id
  * order, the events decided and written as settle() would, each table in one statement
  * for the whole batch (write-decision.ts), then every touched account
- * moved once, wallets before revenue accounts, each set in id order (DESIGN.md's one
+ * moved once, wallets before revenue accounts, each set in id order (docs/ARCHITECTURE.md "Lock order", the one
  * lock order), and one COMMIT. The hot wallet row is then updated once per batch
  * instead of once per event. All or nothing: if any event fails — a unique violation, a
  * lost claim, a settlement key that exists, a bad event — the whole batch rolls back and the caller settles each event

@@ -29,7 +29,7 @@ interface Attempt {
 }
 
 /**
- * One financial decision in one short transaction (DESIGN.md "The flow"): lock the
+ * One financial decision in one short transaction (docs/ARCHITECTURE.md "The flow"): lock the
  * job, decide on the locked state, write the settlement, entries, hold and job, mark
  * the event, move the account projections, commit. No I/O but this database inside.
  *
@@ -69,7 +69,7 @@ async function settleOnce(pool: Pool, request: SettleRequest, options: SettleOpt
   }
 }
 
-/** Lock → decide → write, then move the accounts (DESIGN.md "The flow"). */
+/** Lock → decide → write, then move the accounts (docs/ARCHITECTURE.md "The flow"). */
 async function settleInTransaction(tx: Queryable, request: SettleRequest, state: Attempt): Promise<SettleResult> {
   const job = await lockJob(tx, request.jobId);
   if (!job) throw new JobNotFound(request.jobId);

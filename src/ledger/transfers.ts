@@ -39,7 +39,7 @@ export interface Transfer {
 
 /**
  * Moves the projection columns for `transfers`, in one statement, locking the accounts in the order
- * given by `lockOrder` (wallets before the tenant's system accounts — DESIGN.md's one
+ * given by `lockOrder` (wallets before the tenant's system accounts — docs/ARCHITECTURE.md "Lock order", the one
  * lock order), so concurrent settlements never deadlock. `except` skips accounts whose
  * projection the caller already moved: the wallets, whose entries are inserted with their
  * projection, in one statement (wallet-entries.ts). Here only the system accounts move.

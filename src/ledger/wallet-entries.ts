@@ -48,7 +48,7 @@ const INSERT_COLUMNS = `id, settlement_key, entry_type, flags, pending_id, debit
  * waited for the lock is seen.
  *
  * The accounts on the other side of the entries (the tenant's revenue or funding account)
- * are locked in this statement, after the wallet (DESIGN.md's lock order: `counterparts`
+ * are locked in this statement, after the wallet (docs/ARCHITECTURE.md "Lock order": `counterparts`
  * joins `head`) and before the entries' foreign-key checks, which run at its end: those
  * then find each row locked by this transaction and add no share lock of their own.
  * Share locks of several transactions on one row are kept as a MultiXact, and on a hot

@@ -22,7 +22,10 @@ export type ExceptionClass =
   | 'spend_period_drift'
   | 'grant_drift'
   | 'grant_expiry_overdue'
-  | 'allocation_mismatch';
+  | 'allocation_mismatch'
+  | 'payment_mismatch'
+  | 'payment_event_stuck'
+  | 'recharge_unresolved';
 
 export interface Finding {
   class: ExceptionClass;
@@ -42,7 +45,7 @@ export interface CheckRow {
 /**
  * One class of inconsistency, found by one set-based query, over indexes where the table is
  * large — or, where money must be recomputed, by `find`: it loads the rows and lets the
- * posting module do the arithmetic (DESIGN.md: nobody else adds up money, not a CTE).
+ * posting module do the arithmetic (docs/ARCHITECTURE.md, funds/: nobody else adds up money, not a CTE).
  * Read-only: the repairs live in repair.ts and go through the normal keyed paths. A check
  * is listed once, in the registry (../checks.ts).
  */
