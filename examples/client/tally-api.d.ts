@@ -1721,6 +1721,36 @@ export interface operations {
                              */
                             available: string;
                             created_at: string;
+                            /** @description the grants' remaining by category, held parts included (balance = paid + promotional − debt) */
+                            balance_by_category: {
+                                /**
+                                 * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                 * @example 12.50
+                                 */
+                                paid: string;
+                                /**
+                                 * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                 * @example 12.50
+                                 */
+                                promotional: string;
+                            };
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            debt: string;
+                            next_expiry: {
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC, to the microsecond
+                                 */
+                                at: string;
+                                /**
+                                 * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                 * @example 12.50
+                                 */
+                                amount: string;
+                            } | null;
                         }[];
                         /** @description more objects follow in this direction */
                         has_more: boolean;
@@ -1840,6 +1870,36 @@ export interface operations {
                          */
                         available: string;
                         created_at: string;
+                        /** @description the grants' remaining by category, held parts included (balance = paid + promotional − debt) */
+                        balance_by_category: {
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            paid: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            promotional: string;
+                        };
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        debt: string;
+                        next_expiry: {
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC, to the microsecond
+                             */
+                            at: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            amount: string;
+                        } | null;
                     };
                 };
             };
@@ -2008,6 +2068,36 @@ export interface operations {
                          */
                         available: string;
                         created_at: string;
+                        /** @description the grants' remaining by category, held parts included (balance = paid + promotional − debt) */
+                        balance_by_category: {
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            paid: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            promotional: string;
+                        };
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        debt: string;
+                        next_expiry: {
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC, to the microsecond
+                             */
+                            at: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            amount: string;
+                        } | null;
                     };
                 };
             };
@@ -2102,6 +2192,8 @@ export interface operations {
                             amount: string;
                             settlement_key: string;
                             job_id: string | null;
+                            /** @description the grant it moves; null for the wallet's debt, or an entry from before grants */
+                            grant_id: string | null;
                             reference: string | null;
                             /** @description the instant the entry took its place in the wallet's order (RFC 3339, UTC, to the microsecond) */
                             created_at: string;
@@ -2234,6 +2326,8 @@ export interface operations {
                             amount: string;
                             settlement_key: string;
                             job_id: string | null;
+                            /** @description the grant it moves; null for the wallet's debt, or an entry from before grants */
+                            grant_id: string | null;
                             reference: string | null;
                             /** @description the instant the entry took its place in the wallet's order (RFC 3339, UTC, to the microsecond) */
                             created_at: string;
@@ -2281,6 +2375,21 @@ export interface operations {
                              * @example -0.000150
                              */
                             amount: string;
+                            /**
+                             * @description a signed decimal string in major units
+                             * @example -0.000150
+                             */
+                            balance_change: string;
+                            /**
+                             * @description a signed decimal string in major units
+                             * @example -0.000150
+                             */
+                            reserved_change: string;
+                        }[];
+                        /** @description per category of the grant an entry names, always paid, promotional and unassigned (no grant: the wallet's debt, or an entry from before grants): how many entries, and what they did to the balance and the reserved amount. A debt repayment counts in its grant's category, moving it down and unassigned up; the categories add up to the same changes as the per-type totals */
+                        totals_by_category: {
+                            category: "paid" | "promotional" | "unassigned";
+                            count: number;
                             /**
                              * @description a signed decimal string in major units
                              * @example -0.000150
@@ -2394,6 +2503,8 @@ export interface operations {
                         amount: string;
                         settlement_key: string;
                         job_id: string | null;
+                        /** @description the grant it moves; null for the wallet's debt, or an entry from before grants */
+                        grant_id: string | null;
                         reference: string | null;
                         /** @description the instant the entry took its place in the wallet's order (RFC 3339, UTC, to the microsecond) */
                         created_at: string;

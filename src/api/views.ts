@@ -29,6 +29,7 @@ export function entryView(entry: WalletEntry) {
     amount: formatAmount(entry.amount),
     settlement_key: entry.settlementKey,
     job_id: entry.jobId,
+    grant_id: entry.grantId,
     reference: entry.reference,
     created_at: entry.createdAt,
     sequence: Number(entry.sequence),

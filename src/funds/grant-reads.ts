@@ -5,7 +5,7 @@ import type { GrantSource } from './grants.js';
 import type { GrantCategory } from './posting/index.js';
 
 /**
- * The read models of grants (STYLE.md 12: apart from the writers): one grant, a wallet's
+ * The read models of grants, apart from their writers: one grant, a wallet's
  * grants page by page, a job's funding. Amounts are the stored values, never added up
  * here (the wallet's totals are funds/posting walletTotals'). Each read takes the
  * database's clock in the same statement, and the status is decided at that instant

@@ -1,11 +1,20 @@
 import type { Queryable } from '../db/pool.js';
-import type { Grant, Instant, JobFunding, Micros, Share, WalletFunds } from './posting/index.js';
+import {
+  walletTotals,
+  type Grant,
+  type Instant,
+  type JobFunding,
+  type Micros,
+  type Share,
+  type WalletFunds,
+  type WalletTotals,
+} from './posting/index.js';
 
 /**
  * A wallet's grants, debt and the funding of some of its jobs, read under the wallet
  * row's lock, and written back after the posting module moved them. Every writer of a
- * wallet's money takes this lock first (DESIGN.md's lock order: jobs, then wallets,
- * then the tenant's system accounts), so what is read here stays true until COMMIT.
+ * wallet's money takes this lock first (docs/ARCHITECTURE.md, "Lock order": jobs, then
+ * wallets, then the tenant's system accounts), so what is read here stays true until COMMIT.
  */
 export interface LockedFunds {
   walletId: string;
@@ -189,6 +198,12 @@ export async function readWalletFunds(db: Queryable, walletIds: readonly string[
     values: [walletIds],
   });
   return new Map(result.rows.map((row) => [row.id, { now: BigInt(row.now), funds: { grants: row.grants.map(grantOf), debt: row.debt } }]));
+}
+
+/** Each wallet's totals now (walletTotals over readWalletFunds): what its view shows. */
+export async function readWalletTotals(db: Queryable, walletIds: readonly string[]): Promise<Map<string, WalletTotals>> {
+  const read = await readWalletFunds(db, walletIds);
+  return new Map([...read].map(([id, { now, funds }]) => [id, walletTotals(funds, now)]));
 }
 
 /** A hold is resolved once its shares have been captured or returned (a hold of nothing never needs to be). */

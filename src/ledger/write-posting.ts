@@ -20,7 +20,7 @@ export interface WrittenPosting {
  * Writes one accepted posting of a wallet that is not a job's settlement (a credit, a
  * grant's activation, expiry or void): its entries with the wallet's projection and
  * running values, the system accounts' projections (wallet first, then those accounts in
- * id order: DESIGN.md's lock order), the grants' and debt's new values, and
+ * id order: docs/ARCHITECTURE.md, "Lock order"), the grants' and debt's new values, and
  * grant.depleted for a grant it used up. Under the
  * wallet lock `locked` holds. A posting that moves nothing writes only the grants' values.
  */

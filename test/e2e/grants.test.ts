@@ -458,3 +458,173 @@ describe('grant messages', () => {
     expect(await grantMessages(world)).toHaveLength(messages.length);
   });
 });
+
+describe('the wallet, its entries and its statement', () => {
+  const wallet = async (world: World) => (await world.tenant.get(`/v1/wallets/${world.walletId}`)).body;
+  const money = (paid: string, promotional: string) => ({ paid, promotional });
+
+  it('shows balance by category, debt, next expiry and an available that grants allow, after a reservation, an expiry and a void', async () => {
+    const world = await createWorld(admin, { credit: '10.00' });
+    const promo = await grant(world, {
+      amount: '2.00',
+      category: 'promotional',
+      priority: 10,
+      effective_at: inSeconds(-3600),
+      expires_at: inSeconds(3600),
+    });
+    const paid = await grant(world, { amount: '1.00', category: 'paid', expires_at: inSeconds(86_400) });
+    expect(await wallet(world)).toMatchObject({
+      balance: '13.000000',
+      reserved: '0.000000',
+      available: '13.000000',
+      balance_by_category: money('11.000000', '2.000000'),
+      debt: '0.000000',
+      next_expiry: { at: promo.expires_at, amount: '2.000000' },
+    });
+
+    const job = await submitJob(world, { input_tokens: 1_000_000 }); // reserves 1.00, all on the promo
+    expect((await world.tenant.get(`/v1/jobs/${job.id}`)).body.funding.map((s: any) => [s.grant_id, s.held])).toEqual([
+      [promo.id, '1.000000'],
+    ]);
+    expect(await wallet(world)).toMatchObject({
+      balance: '13.000000',
+      reserved: '1.000000',
+      available: '12.000000',
+      balance_by_category: money('11.000000', '2.000000'),
+      next_expiry: { at: promo.expires_at, amount: '1.000000' },
+    });
+
+    // The promo's expiry comes: at once it funds nothing, before its sweep posts.
+    await db.pool.query(`update grants set expires_at = clock_timestamp() - interval '1 millisecond' where id = $1`, [promo.id]);
+    expect(await wallet(world)).toMatchObject({
+      available: '11.000000',
+      reserved: '1.000000',
+      next_expiry: { at: paid.expires_at, amount: '1.000000' },
+    });
+    expect((await world.tenant.get(`/v1/grants/${promo.id}`)).body.status).toBe('expired');
+    await waitUntil(async () => (await world.tenant.get(`/v1/grants/${promo.id}`)).body.expired_amount === '1.000000');
+    expect(await wallet(world)).toMatchObject({
+      balance: '12.000000',
+      reserved: '1.000000',
+      available: '11.000000',
+      balance_by_category: money('11.000000', '1.000000'),
+      debt: '0.000000',
+    });
+
+    // The held share stays with its job: captured in part, the rest leaves as it returns.
+    await deliver(server.url, world.provider, signDelivery(completion(world, job.id, { input_tokens: 500_000 })));
+    await waitUntil(async () => (await world.tenant.get(`/v1/jobs/${job.id}`)).body.state === 'captured');
+    expect((await world.tenant.get(`/v1/jobs/${job.id}`)).body.funding).toEqual([
+      { grant_id: promo.id, category: 'promotional', held: '1.000000', captured: '0.500000', returned: '0.500000', refunded: '0.000000' },
+    ]);
+    expect((await world.tenant.get(`/v1/grants/${promo.id}`)).body).toMatchObject({
+      remaining: '0.000000',
+      held: '0.000000',
+      expired_amount: '1.500000',
+    });
+    expect(await wallet(world)).toMatchObject({
+      balance: '11.000000',
+      reserved: '0.000000',
+      available: '11.000000',
+      balance_by_category: money('11.000000', '0.000000'),
+    });
+
+    expect((await admin.post(`/v1/grants/${paid.id}/void`, { note: 'refunded elsewhere' })).status).toBe(200);
+    const after = await wallet(world);
+    expect(after).toMatchObject({
+      balance: '10.000000',
+      reserved: '0.000000',
+      available: '10.000000',
+      balance_by_category: money('10.000000', '0.000000'),
+      debt: '0.000000',
+      next_expiry: null,
+    });
+    // The list shows each wallet as its own view does; ?at= is the running values only.
+    const listed = (await world.tenant.get('/v1/wallets')).body.data;
+    expect(listed).toEqual([after]);
+    const at = (await world.tenant.get(`/v1/wallets/${world.walletId}?at=${encodeURIComponent(new Date(Date.now() - 1000).toISOString())}`))
+      .body;
+    expect(Object.keys(at).sort()).toEqual([
+      'at',
+      'available',
+      'balance',
+      'created_at',
+      'currency',
+      'id',
+      'metadata',
+      'reserved',
+      'sequence',
+      'tenant_id',
+    ]);
+    const opened = await world.tenant.post('/v1/wallets', { currency: 'EUR' });
+    expect(opened.body).toMatchObject({
+      balance: '0.000000',
+      available: '0.000000',
+      balance_by_category: money('0.000000', '0.000000'),
+      debt: '0.000000',
+      next_expiry: null,
+    });
+  });
+
+  it('shows a debt no grant covered, paid first by the next credit; entries name their grants; the statement totals by category', async () => {
+    const world = await createWorld(admin, { credit: '0.02' });
+    const from = new Date(Date.now() - 60_000).toISOString();
+    const first = await submitJob(world); // reserves 0.02
+    await deliver(server.url, world.provider, signDelivery(completion(world, first.id, { input_tokens: 1000, output_tokens: 0 })));
+    await waitUntil(async () => (await world.tenant.get(`/v1/jobs/${first.id}`)).body.state === 'captured'); // 0.001
+    const second = await submitJob(world, { input_tokens: 19_000 }); // holds the remaining 0.019
+    await deliver(
+      server.url,
+      world.provider,
+      signDelivery(completion(world, first.id, { input_tokens: 10_000, output_tokens: 5_000 }, 'job.usage_corrected', { correction: 1 })),
+    );
+    await waitUntil(async () => (await world.tenant.get(`/v1/jobs/${first.id}`)).body.adjusted === '0.019000');
+    expect(await wallet(world)).toMatchObject({
+      balance: '0.000000',
+      reserved: '0.019000',
+      available: '-0.019000',
+      balance_by_category: money('0.019000', '0.000000'),
+      debt: '0.019000',
+    });
+    const credit = await admin.post(`/v1/wallets/${world.walletId}/credits`, { amount: '1.00' }, key());
+    expect(credit.status).toBe(201);
+    const creditGrant = (await allGrants(admin, world, '&status=active'))[0];
+    expect(credit.body.grant_id).toBe(creditGrant.id);
+    expect(creditGrant).toMatchObject({ source: 'credit', amount: '1.000000', remaining: '0.981000' });
+    expect(await wallet(world)).toMatchObject({ balance: '1.000000', reserved: '0.019000', available: '0.981000', debt: '0.000000' });
+
+    const entries = (await world.tenant.get(`/v1/wallets/${world.walletId}/entries?limit=100`)).body.data.reverse();
+    const opening = (await allGrants(admin, world)).find((g: any) => g.id !== creditGrant.id)!;
+    expect(entries.map((e: any) => [e.entry_type, e.amount, e.grant_id])).toEqual([
+      ['credit', '0.020000', opening.id],
+      ['reserve', '-0.020000', opening.id],
+      ['capture', '-0.001000', opening.id],
+      ['release_remainder', '0.019000', opening.id],
+      ['reserve', '-0.019000', opening.id],
+      ['adjustment', '-0.019000', null],
+      ['credit', '1.000000', creditGrant.id],
+      ['debt_repayment', '0.019000', creditGrant.id],
+    ]);
+    expect(entries.at(-2)).toMatchObject({ id: credit.body.id, grant_id: creditGrant.id });
+    await deliver(server.url, world.provider, signDelivery(completion(world, second.id, {}, 'job.failed')));
+    await waitUntil(async () => (await world.tenant.get(`/v1/jobs/${second.id}`)).body.state === 'released');
+
+    // A promotional grant, spent in part, for the statement's second category.
+    await grant(world, { amount: '0.50', category: 'promotional', priority: 1 });
+    const third = await submitJob(world, { input_tokens: 100_000 }); // 0.10 on the promo
+    await deliver(server.url, world.provider, signDelivery(completion(world, third.id, { input_tokens: 40_000 })));
+    await waitUntil(async () => (await world.tenant.get(`/v1/jobs/${third.id}`)).body.state === 'captured'); // 0.04
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const to = new Date().toISOString();
+    const statement = (await world.tenant.get(`/v1/wallets/${world.walletId}/statement?from=${from}&to=${to}`)).body;
+    expect(statement.opening).toEqual({ balance: '0.000000', reserved: '0.000000', available: '0.000000' });
+    expect(statement.closing).toEqual({ balance: '1.460000', reserved: '0.000000', available: '1.460000' });
+    const byCategory = Object.fromEntries(statement.totals_by_category.map((t: any) => [t.category, t]));
+    expect(statement.totals_by_category.map((t: any) => t.category)).toEqual(['paid', 'promotional', 'unassigned']);
+    // paid: 0.02 − 0.001 + 1.00 − 0.019 (it paid the debt); promotional: 0.50 − 0.04; unassigned: the debt made and repaid.
+    expect(byCategory.paid).toEqual({ category: 'paid', count: 8, balance_change: '1.000000', reserved_change: '0.000000' });
+    expect(byCategory.promotional).toEqual({ category: 'promotional', count: 4, balance_change: '0.460000', reserved_change: '0.000000' });
+    expect(byCategory.unassigned).toEqual({ category: 'unassigned', count: 1, balance_change: '0.000000', reserved_change: '0.000000' });
+    expect(statement.lines).toHaveLength(13);
+  });
+});

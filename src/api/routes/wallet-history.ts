@@ -7,6 +7,7 @@ import { formatAmount } from '../../money/index.js';
 import { isUuid } from '../../ids.js';
 import { requireAccess } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
+import { CategoryTotalsView, categoryTotalsView } from '../category-totals.js';
 import { ApiError } from '../errors.js';
 import { CreatedRangeFields, JobIdFilter, instantQuery } from '../list-filters.js';
 import { literals } from '../list-views.js';
@@ -58,6 +59,7 @@ const StatementView = Type.Object(
       }),
       { description: 'per entry type present: how many, their amounts, and what they did to the balance and the reserved amount' },
     ),
+    totals_by_category: CategoryTotalsView,
   },
   { description: 'opening + the lines = closing; the closing of [a, b) is the opening of [b, c)' },
 );
@@ -83,6 +85,7 @@ function statementView(wallet: AccountRow, statement: Statement) {
       balance_change: formatAmount(t.balanceChange),
       reserved_change: formatAmount(t.reservedChange),
     })),
+    totals_by_category: categoryTotalsView(statement.categoryTotals),
   };
 }
 

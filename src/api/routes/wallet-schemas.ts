@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { AmountString, Metadata, SignedAmountString } from '../schemas.js';
+import { walletFundsFields } from '../wallet-funds-view.js';
 
 /** What the wallet routes answer (wallets.ts, wallet-history.ts): a wallet and its entries. */
 
-export const WalletView = Type.Object({
+/** The wallet's running values: what GET /v1/wallets/{id}?at= answers about an instant (with `at` and `sequence`). */
+export const WalletBalancesView = Type.Object({
   id: Type.String(),
   tenant_id: Type.String(),
   currency: Type.String(),
@@ -14,6 +16,9 @@ export const WalletView = Type.Object({
   created_at: Type.String(),
 });
 
+/** The wallet now: its running values, and what its grants add (wallet-funds-view.ts; `available` as the grants allow). */
+export const WalletView = Type.Object({ ...WalletBalancesView.properties, ...walletFundsFields });
+
 export const InstantText = Type.String({ description: 'RFC 3339 in UTC, to the microsecond' });
 
 export const EntryView = Type.Object({
@@ -22,6 +27,9 @@ export const EntryView = Type.Object({
   amount: SignedAmountString,
   settlement_key: Type.String(),
   job_id: Type.Union([Type.String(), Type.Null()]),
+  grant_id: Type.Union([Type.String(), Type.Null()], {
+    description: "the grant it moves; null for the wallet's debt, or an entry from before grants",
+  }),
   reference: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({
     description: "the instant the entry took its place in the wallet's order (RFC 3339, UTC, to the microsecond)",

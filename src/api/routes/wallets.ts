@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isUniqueViolationOn } from '../../db/errors.js';
-import { withSavepoint } from '../../db/transaction.js';
+import type { Queryable } from '../../db/pool.js';
+import { withSavepoint, withTransaction } from '../../db/transaction.js';
 import { isUuid } from '../../ids.js';
 import { insertWallet } from '../../ledger/accounts.js';
 import { CREDIT_ROUTE, creditWallet } from '../../ledger/credit.js';
@@ -24,15 +25,16 @@ import {
   errors,
 } from '../schemas.js';
 import { entryView, walletView } from '../views.js';
+import { walletViewsWithFunds } from '../wallet-funds-view.js';
 import { walletHistoryRoutes } from './wallet-history.js';
-import { EntryView, InstantText, WalletView } from './wallet-schemas.js';
+import { EntryView, InstantText, WalletBalancesView, WalletView } from './wallet-schemas.js';
 import { refuseFuture, visibleWallet } from './wallet-guards.js';
 
 export { visibleWallet } from './wallet-guards.js';
 
 const WalletAtView = Type.Object(
   {
-    ...WalletView.properties,
+    ...WalletBalancesView.properties,
     at: InstantText,
     sequence: Type.Integer({ minimum: 0, description: "how many of the wallet's entries had been posted at that instant (0: none)" }),
   },
@@ -78,7 +80,7 @@ export function walletRoutes(app: ApiApp, context: ApiContext): void {
           const row = await withSavepoint(tx, 'open_wallet', () =>
             insertWallet(tx, tenantId, request.body.currency, request.body.metadata),
           );
-          return { status: 201, body: walletView(row) };
+          return { status: 201, body: (await walletViewsWithFunds(tx, [row]))[0] };
         } catch (error) {
           if (!isUniqueViolationOn(error, 'accounts_tenant_currency_kind_key')) throw error;
           const existing = await tx.query<{ id: string }>(
@@ -105,8 +107,12 @@ export function walletRoutes(app: ApiApp, context: ApiContext): void {
     async (request) => {
       const page = pageRequest(request.query, isUuid);
       const filter = { tenantId: listTenantOf(request, request.query.tenant_id), currency: request.query.currency ?? null };
-      const { data, has_more } = pageOf(await listWalletPage(pool, filter, page), page);
-      return { data: data.map(walletView), has_more };
+      // One snapshot: each wallet's running values and its grants agree.
+      const list = async (tx: Queryable) => {
+        const { data, has_more } = pageOf(await listWalletPage(tx, filter, page), page);
+        return { data: await walletViewsWithFunds(tx, data), has_more };
+      };
+      return withTransaction(pool, list, { isolation: 'repeatable read' });
     },
   );
 
@@ -125,8 +131,11 @@ export function walletRoutes(app: ApiApp, context: ApiContext): void {
     },
     async (request) => {
       const at = request.query.at === undefined ? null : instantQuery(request.query.at, 'at');
+      if (at === null) {
+        const now = async (tx: Queryable) => (await walletViewsWithFunds(tx, [await visibleWallet(tx, request, request.params.id)]))[0]!;
+        return withTransaction(pool, now, { isolation: 'repeatable read' });
+      }
       const wallet = await visibleWallet(pool, request, request.params.id);
-      if (at === null) return walletView(wallet);
       await refuseFuture(pool, at, 'at');
       const then = await balancesAt(pool, wallet.id, at);
       return {
