@@ -5,6 +5,7 @@ import { processConfig } from '../config/index.js';
 import { reportFatal } from './fatal.js';
 import { registerApiKeyCommands } from './api-key-commands.js';
 import { registerGrantCommands } from './grant-commands.js';
+import { registerPaymentCommands } from './payments.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerSendWebhook } from './send-webhook.js';
 import { registerStatement } from './statement.js';
@@ -102,5 +103,6 @@ registerSendWebhook(program);
 registerStatement(program);
 // On the database itself, like reconcile; after the API's commands, so it joins their `grants`.
 registerGrantCommands(program);
+registerPaymentCommands(program);
 
 program.parseAsync(process.argv).catch(reportFatal);

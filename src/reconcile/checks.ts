@@ -5,6 +5,7 @@ import type { Check, CheckRow, ExceptionClass, Finding } from './checks/check.js
 import { eventDead, eventKeyConflict, eventMismatch, eventStuck } from './checks/events.js';
 import { grantDrift, grantExpiryOverdue } from './checks/grants.js';
 import { holdCapturedAndReleased, holdOpenPastExpiry } from './checks/holds.js';
+import { paymentEventStuck, paymentMismatch, rechargeUnresolved } from './checks/payments.js';
 import { currencySumNonzero, projectionDrift, walletOverdrawn } from './checks/ledger-sums.js';
 import { runningBalanceDrift } from './checks/running-balances.js';
 import { settlementWithoutEntries, terminalJobWithoutSettlement } from './checks/settlements.js';
@@ -39,6 +40,9 @@ const CHECKS: readonly Check[] = [
   grantDrift,
   grantExpiryOverdue,
   allocationMismatch,
+  paymentMismatch,
+  paymentEventStuck,
+  rechargeUnresolved,
 ];
 
 export const EXCEPTION_CLASSES: readonly ExceptionClass[] = [...new Set(CHECKS.map((c) => c.class))];

@@ -114,3 +114,32 @@ describe('a worker killed around its call to Stripe', () => {
     expect(entries.rows).toEqual([{ n: 1 }]);
   });
 });
+
+describe('tally payments sync', () => {
+  it('receives the events that never arrived, exactly as if delivered, once', async () => {
+    const world = await createWorld(admin, { credit: '0' });
+    const payer = { tenantId: world.tenantId, tenant: world.tenant, walletId: world.walletId };
+    const session = await checkout(payer, '15.00');
+    const since = Math.floor(Date.now() / 1000);
+    const events = await stripe.completeCheckout(session.id, { send: false }); // Stripe never reached Tally
+    const env = { DATABASE_URL: db.url, TALLY_SECRET_KEY: SECRET_KEY };
+    const first = runTally(['payments', 'sync', '--since', String(since), '--json'], env);
+    expect(await first.exited, first.output()).toBe(0);
+    const report = JSON.parse(first.output());
+    expect(report.received).toBeGreaterThanOrEqual(events.length); // (and any other test's undelivered event of that second)
+    const stored = await db.pool.query(`select count(*)::int as n from stripe_events where id = any($1) and source = 'sync'`, [
+      events.map((e) => e.id),
+    ]);
+    expect(stored.rows).toEqual([{ n: events.length }]);
+    startWorker();
+    await waitUntil(async () => (await grantRow(db.pool, session.grant_id)).status === 'active', 30_000);
+    const again = runTally(['payments', 'sync', '--json'], env);
+    expect(await again.exited, again.output()).toBe(0);
+    expect(JSON.parse(again.output())).toMatchObject({ received: 0 });
+    // Stripe's own delivery, late, in its bytes: a duplicate, not a conflict
+    const late = await sendStripeEvent(server.url, events[0]!, WEBHOOK_SECRET);
+    expect(late.body).toEqual({ status: 'already_accepted', event_id: events[0]!.id });
+    const entries = await db.pool.query(`select count(*)::int as n from ledger_entries where grant_id = $1`, [session.grant_id]);
+    expect(entries.rows).toEqual([{ n: 1 }]);
+  });
+});

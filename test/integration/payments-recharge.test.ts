@@ -220,3 +220,58 @@ describe('auto-recharge', () => {
     );
   });
 });
+
+describe('reconciliation of payments', () => {
+  it('finds payment_mismatch, payment_event_stuck and recharge_unresolved, each once per object', async () => {
+    const { findInconsistencies } = await import('../../src/reconcile/checks.js');
+    const { stripeEvent } = await import('../../src/simulator/stripe/index.js');
+    const { world, payer } = await payingWorld('10.00');
+    // a payment of another amount than its grant's
+    const session = await checkout(payer, '7.00');
+    const pi = `pi_${randomUUID().replaceAll('-', '')}`;
+    await stack.send(
+      stripeEvent(
+        'payment_intent.succeeded',
+        { id: pi, object: 'payment_intent', amount_received: 600, currency: 'usd', metadata: { tally_grant_id: session.grant_id } },
+        `evt_${randomUUID()}`,
+      ),
+    );
+    // a refund of a payment never seen, waiting
+    const stuck = stripeEvent(
+      'refund.created',
+      {
+        id: `re_${pi}`,
+        object: 'refund',
+        amount: 100,
+        currency: 'usd',
+        status: 'succeeded',
+        payment_intent: `pi_never_${pi}`,
+        charge: null,
+      },
+      `evt_${randomUUID()}`,
+    );
+    await stack.send(stuck);
+    await stack.startWorkers(1);
+    await waitUntil(async () => (await q(`select 1 from stripe_payments where payment_intent = $1`, [pi])).length === 1);
+    await waitUntil(
+      async () => (await q(`select 1 from stripe_events where id = $1 and waiting_since is not null`, [stuck.id])).length === 1,
+    );
+    await stack.stopWorkers();
+    // a recharge decided, never charged (no worker), an hour ago
+    await autoRecharge(payer, { enabled: true, threshold: '9.99', target: '20.00' });
+    await submitJob(world);
+    const [recharge] = await q<{ id: string }>(`select id from grants where wallet_id = $1 and source = 'auto_recharge'`, [payer.walletId]);
+    await stack.db.pool.query(`update stripe_events set received_at = now() - interval '6 minutes' where id = $1`, [stuck.id]);
+    await stack.db.pool.query(`update grants set created_at = now() - interval '61 minutes' where id = $1`, [recharge!.id]);
+    const classes = ['payment_mismatch', 'payment_event_stuck', 'recharge_unresolved'] as const;
+    const found = (await findInconsistencies(stack.db.pool, classes)).filter(
+      (f) => f.objects.payment_intent === pi || f.objects.event_id === stuck.id || f.objects.grant_id === recharge!.id,
+    );
+    expect(found.map((f) => f.class).sort()).toEqual([...classes].sort());
+    expect(found.find((f) => f.class === 'payment_mismatch')!.detail).toMatchObject({ paid_minor: 600, grant_amount: '7.000000' });
+    expect(found.find((f) => f.class === 'payment_event_stuck')!.detail.reason).toMatch(/^waiting_for_payment/);
+    // cleaned up for the other tests of the file: nobody will pay these
+    await stack.db.pool.query(`update stripe_events set state = 'no_effect' where id = $1`, [stuck.id]);
+    await stack.db.pool.query(`update stripe_calls set state = 'dead' where grant_id = $1`, [recharge!.id]);
+  });
+});
