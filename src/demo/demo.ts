@@ -17,6 +17,7 @@ import { runDueDuties } from '../duties/duties.js';
 import { unsettledSql } from '../queue/index.js';
 import { Worker } from '../worker/worker.js';
 import { progressBar } from './progress.js';
+import { runPaymentsDemo } from './payments-demo.js';
 
 export interface DemoOptions {
   jobs: number;
@@ -50,7 +51,8 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     await migrate(pool);
     // The demo's own admin token: its server and its data live only as long as it runs.
     const adminToken = randomBytes(24).toString('base64url');
-    app = await buildApp({ pool, logLevel: 'warn', serverSecret: randomBytes(32), settings: { adminToken } });
+    const serverSecret = randomBytes(32);
+    app = await buildApp({ pool, logLevel: 'warn', serverSecret, settings: { adminToken } });
     await app.listen({ port: options.serve?.port ?? 0, host: '127.0.0.1' });
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     for (let i = 0; i < 2; i++) {
@@ -76,7 +78,9 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     deliveriesBar?.stop();
     await waitForSettlement(pool, options.jobs);
     const run = await reconcile(pool);
-    const exact = await printReport(pool, world, report, run);
+    const billed = await printReport(pool, world, report, run);
+    const paid = await runPaymentsDemo({ pool, baseUrl, adminToken, serverSecret, provider: world.provider, model: MODEL });
+    const exact = billed && paid;
     if (options.serve) await serveUntilStopped(baseUrl, adminToken);
     return exact;
   } finally {
