@@ -3,6 +3,7 @@ import { html, type Html } from '../html.js';
 import { badge, money, page, pager, when } from '../layout.js';
 import type { PageHandler } from '../page-handler.js';
 import { pageQuery, type List } from './tenants.js';
+import { fundingSection, type FundingShare } from './grants.js';
 
 interface JobSummary {
   id: string;
@@ -53,6 +54,7 @@ interface Job extends JobSummary {
   cancel_requested_at: string | null;
   metadata?: Record<string, string>;
   settlements: Settlement[];
+  funding: FundingShare[];
   events: JobEvent[];
   alerts: string[];
   deliveries?: { provider: string; event_key: string; outcome: string; received_at: string }[];
@@ -224,6 +226,7 @@ export const jobPage: PageHandler = async ({ api, request, context }) => {
               <dd>${v}</dd>`,
         )}
       </dl>
+      ${fundingSection(job.funding, job.currency)}
       <h2>Timeline</h2>
       <ol class="timeline">
         ${moments.map(

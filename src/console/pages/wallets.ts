@@ -5,6 +5,7 @@ import { badge, money, page, pager, when } from '../layout.js';
 import type { PageHandler } from '../page-handler.js';
 import { chartMicros } from '../chart-values.js';
 import { pageQuery, walletTable, type List } from './tenants.js';
+import { grantsSection, type GrantSummary } from './grants.js';
 
 interface Wallet {
   id: string;
@@ -13,6 +14,8 @@ interface Wallet {
   balance: string;
   reserved: string;
   available: string;
+  debt?: string;
+  next_expiry?: { at: string; amount: string } | null;
   created_at: string;
   metadata?: Record<string, string>;
 }
@@ -23,6 +26,7 @@ interface Entry {
   settlement_key: string;
   job_id: string | null;
   reference: string | null;
+  grant_id?: string | null;
   created_at: string;
   balance_after?: string;
   available_after?: string;
@@ -53,6 +57,7 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
   const wallet = await api.get<Wallet>(`/v1/wallets/${encodeURIComponent(id)}`);
   const { params, direction } = pageQuery({ ...query, limit: query.limit ?? '50' });
   const entries = await api.get<List<Entry>>(`/v1/wallets/${wallet.id}/entries?${params}`);
+  const grants = await api.get<List<GrantSummary>>(`/v1/wallets/${wallet.id}/grants?limit=100`);
   const holds = (
     await Promise.all(
       NON_TERMINAL_STATES.map((state) => api.get<List<JobSummary>>(`/v1/jobs?wallet_id=${wallet.id}&state=${state}&limit=100`)),
@@ -79,6 +84,23 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
           <div class="label">Available</div>
           <div class="value">${money(wallet.available, wallet.currency)}</div>
         </div>
+        ${
+          wallet.debt && wallet.debt !== '0.000000'
+            ? html`<div class="card">
+                <div class="label">Debt</div>
+                <div class="value">${money(wallet.debt, wallet.currency)}</div>
+              </div>`
+            : ''
+        }
+        ${
+          wallet.next_expiry
+            ? html`<div class="card">
+                <div class="label">Next expiry</div>
+                <div class="value">${money(wallet.next_expiry.amount, wallet.currency)}</div>
+                <small>${when(wallet.next_expiry.at)}</small>
+              </div>`
+            : ''
+        }
       </div>
       <dl class="facts after-cards">
         <dt>Wallet</dt>
@@ -90,6 +112,7 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
         <dt>Opened</dt>
         <dd>${when(wallet.created_at)}</dd>
       </dl>
+      ${grantsSection(grants.data, wallet.currency, grants.has_more)}
       <h2>Balance over time</h2>
       <div class="chart" data-series="balance-series" role="img" aria-label="balance after each entry"></div>
       ${jsonScript('balance-series', {
@@ -144,6 +167,7 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
             <th>Type</th>
             <th class="num">Amount</th>
             <th class="num">Balance after</th>
+            <th>Grant</th>
             <th>Job</th>
             <th>Settlement key</th>
           </tr>
@@ -156,6 +180,9 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
                 <td>${badge(e.entry_type)}</td>
                 <td class="num">${money(e.amount)}</td>
                 <td class="num">${money(e.balance_after)}</td>
+                <td class="mono" title="${e.grant_id ?? ''}">
+                  ${e.grant_id ? `${e.grant_id.slice(0, 13)}…` : html`<span class="muted">—</span>`}
+                </td>
                 <td>
                   ${e.job_id ? html`<a class="mono" href="/console/jobs/${e.job_id}">${e.job_id.slice(0, 13)}…</a>` : html`<span class="muted">${e.reference ?? '—'}</span>`}
                 </td>
@@ -165,7 +192,7 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
           ${
             entries.data.length === 0
               ? html`<tr>
-                  <td colspan="6" class="muted">No entries yet.</td>
+                  <td colspan="7" class="muted">No entries yet.</td>
                 </tr>`
               : ''
           }
