@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
-import { NO_FUNDING, post, type GrantCategory } from '../funds/posting/index.js';
+import { NO_FUNDING, post, walletTotals, type GrantCategory } from '../funds/posting/index.js';
+import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import { findGrant, insertGrant, markActivated, recordVoid, type GrantRow, type GrantSource } from '../funds/grants.js';
 import { lockWalletFunds } from '../funds/wallet-funds.js';
 import type { AccountRow } from './accounts.js';
@@ -64,6 +65,9 @@ export async function createGrant(tx: Queryable, request: GrantRequest): Promise
     if (!same) throw new GrantKeyConflict(request.grantKey);
     return { grant: existing, replayed: true, activated: false };
   }
+  // As for a credit: a wallet never holds more than the largest amount on the wire.
+  const after = walletTotals(locked.funds, locked.now).balance + request.amount;
+  if (after > MAX_AMOUNT_MICROS) throw new AmountOutOfRange("the wallet's balance", formatAmount(after), formatAmount(MAX_AMOUNT_MICROS));
   const grant = await insertGrant(tx, {
     tenantId: wallet.tenant_id,
     walletId: wallet.id,

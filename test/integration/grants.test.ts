@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import { InsufficientFunds } from '../../src/ledger/errors.js';
+import { AmountOutOfRange, MAX_AMOUNT_MICROS } from '../../src/money/index.js';
 import { createGrant, expireGrant, voidGrant, type GrantRequest } from '../../src/ledger/grant-writes.js';
 import { postRefundToPayer, reverseRefund } from '../../src/ledger/payment-writes.js';
 import { settle } from '../../src/ledger/settle.js';
@@ -151,6 +152,15 @@ describe('expiry', () => {
     expect(await withTransaction(db.pool, (tx) => expireGrant(tx, created.grant.id))).toBe(1_000n);
     await settle(db.pool, { jobId: job.id, event: { type: 'job.completed', usage: { input_tokens: 500 } } }); // 1,000 captured
     expect(await grantAmounts(created.grant.id)).toMatchObject({ remaining: 0n, held: 0n, expired_amount: 4_000n });
+  });
+});
+
+describe('limits', () => {
+  it("refuses a grant that would take the wallet's balance past the largest amount, writing nothing", async () => {
+    const wallet = await newWallet();
+    await creditWallet(db.pool, wallet, 1_000n);
+    await expect(grant(wallet, MAX_AMOUNT_MICROS)).rejects.toBeInstanceOf(AmountOutOfRange);
+    expect((await db.pool.query('select 1 from grants where wallet_id = $1', [wallet.id])).rowCount).toBe(1);
   });
 });
 
