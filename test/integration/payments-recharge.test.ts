@@ -275,3 +275,56 @@ describe('reconciliation of payments', () => {
     await stack.db.pool.query(`update stripe_calls set state = 'dead' where grant_id = $1`, [recharge!.id]);
   });
 });
+
+describe('a refund of credit already spent', () => {
+  it('takes what the grant has left and the rest as debt: wallet_overdrawn and wallet.overdrawn', async () => {
+    const { Worker } = await import('../../src/worker/worker.js');
+    const { runDueDuties } = await import('../../src/duties/duties.js');
+    const { providerEvent, send, settledJob } = await import('../support/jobs.js');
+    const { world, payer, session } = await payingWorld('10.00');
+    await stack.db.pool.query(
+      `insert into webhook_endpoints (id, tenant_id, url, events, secret) values ($1, $2, 'https://example.com/hook', '{*}', 'whsec_dGVzdA==')`,
+      [randomUUID(), payer.tenantId],
+    );
+    const settler = new Worker(stack.db.pool, {
+      concurrency: 1,
+      leaseSeconds: 30,
+      pollIntervalMs: 50,
+      dutyIntervalMs: 60_000,
+      duties: runDueDuties,
+      databaseUrl: stack.db.url,
+      log: { info: () => {}, warn: () => {}, error: () => {} } as never,
+    });
+    await settler.start();
+    try {
+      const job = await submitJob(world);
+      await send(
+        stack.url,
+        world,
+        providerEvent(world, job.id, 'job.completed', { usage: { input_tokens: 1000, output_tokens: 500 } }),
+        `evt-${randomUUID()}`,
+      );
+      await settledJob(world, job.id, 'captured'); // 0.002 spent
+    } finally {
+      await settler.stop();
+    }
+    const pi = (await grantRow(stack.db.pool, session.grant_id)).payment.payment_intent as string;
+    await stack.startWorkers(1);
+    for (const event of await stack.stripe.refund(pi, 1000, { send: false })) await stack.send(event);
+    await eventsSettled(stack.db.pool);
+    const [wallet] = await q<{ balance: bigint; debt: bigint }>(
+      `select credits_posted - debits_posted as balance, debt from accounts where id = $1`,
+      [payer.walletId],
+    );
+    expect(wallet).toEqual({ balance: -2_000n, debt: 2_000n });
+    expect(await q(`select count(*)::int as n from alerts where tenant_id = $1 and class = 'wallet_overdrawn'`, [payer.tenantId])).toEqual([
+      { n: 1 },
+    ]);
+    expect(
+      await q(`select count(*)::int as n from outbound_messages where tenant_id = $1 and type = 'wallet.overdrawn'`, [payer.tenantId]),
+    ).toEqual([{ n: 1 }]);
+    expect(
+      await q(`select count(*)::int as n from outbound_messages where tenant_id = $1 and type = 'payment.refunded'`, [payer.tenantId]),
+    ).toEqual([{ n: 1 }]);
+  });
+});

@@ -150,11 +150,13 @@ const CHECKS: Record<string, string> = {
       and not exists (select 1 from alerts l where l.class = 'wallet_overdrawn' and l.detail->>'wallet_id' = a.id::text)`,
 
   // available may only go below zero through charges for delivered work (adjustments
-  // that charge): reservations check it, captures and releases never lower it.
+  // that charge) and money paid back to the payer after it was spent (a refund, a lost
+  // dispute: CONTRACT.md "Payments"): reservations check it, captures and releases never lower it.
   available_within_overdraft: `
     select a.id, a.credits_posted - a.debits_posted - a.debits_pending as available, coalesce(c.charged, 0) as adjustment_charges
     from accounts a
-    left join (select debit_account_id, sum(amount) as charged from ledger_entries where entry_type = 'adjustment' group by debit_account_id) c
+    left join (select debit_account_id, sum(amount) as charged from ledger_entries where entry_type in ('adjustment', 'refund', 'dispute_loss')
+               group by debit_account_id) c
       on c.debit_account_id = a.id
     where a.kind = 'wallet' and a.credits_posted - a.debits_posted - a.debits_pending + coalesce(c.charged, 0) < 0`,
 

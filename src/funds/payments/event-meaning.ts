@@ -152,14 +152,21 @@ export function meaningOf(type: string, object: Obj): EventMeaning {
       const charge = str(object, 'id');
       const currency = str(object, 'currency');
       if (!charge || !currency) return { kind: 'ignored', reason: 'charge without an id or currency' };
-      const list = object.refunds && typeof object.refunds === 'object' ? ((object.refunds as Obj).data as unknown) : undefined;
-      const refunds = Array.isArray(list) ? list.flatMap((r) => (r && typeof r === 'object' ? [refundOf(r as Obj)] : [])) : null;
+      const listed = object.refunds && typeof object.refunds === 'object' ? (object.refunds as Obj) : null;
+      const list = listed?.data;
+      const refunds = Array.isArray(list) ? list.map((r) => (r && typeof r === 'object' ? refundOf(r as Obj) : null)) : null;
+      // Complete only when every refund is there: newer API versions send none, a long list is paged.
+      const complete =
+        refunds !== null &&
+        refunds.every((r) => r !== null) &&
+        listed?.has_more !== true &&
+        (refunds as RefundFacts[]).reduce((sum, r) => sum + r.amountMinor, 0n) >= (int(object, 'amount_refunded') ?? 0n);
       return {
         kind: 'charge_refunded',
         charge,
         paymentIntent: ref(object, 'payment_intent'),
         currency,
-        refunds: refunds && refunds.every((r) => r !== null) ? (refunds as RefundFacts[]) : null,
+        refunds: complete ? (refunds as RefundFacts[]) : null,
       };
     }
     case 'charge.dispute.created':
