@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { assertLedgerInvariants } from '../support/invariants.js';
-import { checkout, eventsSettled, grantRow, paymentsStack, type PaymentTenant } from '../support/payments.js';
+import { STRIPE_SECRET, checkout, eventsSettled, grantRow, paymentsStack, type PaymentTenant } from '../support/payments.js';
 import { waitUntil } from '../support/server.js';
 import { createWorld, submitJob } from '../support/world.js';
 
@@ -173,6 +173,9 @@ describe('auto-recharge', () => {
       await q<{ payment_method: string }>('select payment_method from stripe_customers where tenant_id = $1', [payer.tenantId])
     )[0]!.payment_method;
     stack.stripe.cards.set(card, 'decline');
+    // each decline is told twice: Stripe's answer to the call and its payment_intent.payment_failed event
+    stack.stripe.deliverTo({ url: stack.url, secret: STRIPE_SECRET });
+    onTestFinished(() => stack.stripe.deliverTo(null));
     await autoRecharge(payer, { enabled: true, threshold: '9.99', target: '20.00' });
     await stack.startWorkers(1);
     for (let attempt = 1; attempt <= 4; attempt++) {
@@ -202,6 +205,13 @@ describe('auto-recharge', () => {
     expect(
       await q(`select count(*)::int as n from outbound_messages where tenant_id = $1 and type = 'payment.failed'`, [payer.tenantId]),
     ).toEqual([{ n: 3 }]);
+    await eventsSettled(stack.db.pool);
+    const told = await q<{ state: string }>(
+      `select state from stripe_events where type = 'payment_intent.payment_failed' and convert_from(payload, 'UTF8') like $1`,
+      [`%${payer.walletId}%`],
+    );
+    expect(told).toHaveLength(3);
+    expect(told.every((e) => e.state === 'no_effect' || e.state === 'applied')).toBe(true);
     expect((await payer.tenant.get(`/v1/wallets/${payer.walletId}/auto-recharge`)).body.disabled_reason).toMatch(
       /3 recharges in a row failed/,
     );
