@@ -7,6 +7,7 @@ import { migrate } from '../db/migrate.js';
 import { readStripeCredentials } from '../funds/payments/settings.js';
 import { stripeClient } from '../funds/payments/stripe-client.js';
 import { syncStripeEvents } from '../funds/payments/sync.js';
+import { findStripeEvent, requeueDeadStripeEvent } from '../funds/payments/stripe-events.js';
 
 /**
  * `tally payments sync [--since T]`, on the database itself (like reconcile): lists
@@ -25,6 +26,26 @@ export function registerPaymentCommands(program: Command): void {
     .option('--since <time>', 'start here instead: an RFC 3339 instant or unix seconds (Stripe keeps 30 days of events)', parseSince)
     .option('--json', 'print the report as JSON')
     .action(async (options: { since?: number; json?: boolean }) => paymentsSyncCommand(options));
+  payments
+    .command('retry <event_id>')
+    .description('queue a dead Stripe event again (reconciliation shows it as payment_event_stuck): the workers settle it like a new one')
+    .action(async (eventId: string) => paymentsRetryCommand(eventId));
+}
+
+async function paymentsRetryCommand(eventId: string): Promise<void> {
+  const db = await openDatabase(processConfig(), { max: 1 });
+  try {
+    await migrate(db.pool);
+    if (await requeueDeadStripeEvent(db.pool, eventId)) {
+      console.log(`${eventId} is pending again; a worker settles it shortly`);
+      return;
+    }
+    const event = await findStripeEvent(db.pool, eventId);
+    console.error(event ? `${eventId} is ${event.state}, not dead: nothing to retry` : `no Stripe event ${eventId} was received`);
+    process.exitCode = 1;
+  } finally {
+    await db.close();
+  }
 }
 
 function parseSince(value: string): number {

@@ -143,3 +143,24 @@ describe('tally payments sync', () => {
     expect(entries.rows).toEqual([{ n: 1 }]);
   });
 });
+
+describe('tally payments retry', () => {
+  it('queues a dead Stripe event again, and refuses one that is not dead', async () => {
+    const world = await createWorld(admin, { credit: '0' });
+    const session = await checkout({ tenantId: world.tenantId, tenant: world.tenant, walletId: world.walletId }, '3.00');
+    const [completed] = await stripe.completeCheckout(session.id, { send: false });
+    expect((await sendStripeEvent(server.url, completed!, WEBHOOK_SECRET)).status).toBe(200);
+    await db.pool.query(
+      `update stripe_events set state = 'dead', reason = 'dead_lettered', last_error = 'made dead by the test' where id = $1`,
+      [completed!.id],
+    );
+    const env = { DATABASE_URL: db.url, TALLY_SECRET_KEY: SECRET_KEY };
+    const retried = runTally(['payments', 'retry', completed!.id], env);
+    expect(await retried.exited, retried.output()).toBe(0);
+    startWorker();
+    await waitUntil(async () => (await grantRow(db.pool, session.grant_id)).status === 'active', 30_000);
+    const again = runTally(['payments', 'retry', completed!.id], env);
+    expect(await again.exited).toBe(1);
+    expect(again.output()).toMatch(/is applied, not dead/);
+  });
+});

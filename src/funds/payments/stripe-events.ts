@@ -129,3 +129,13 @@ export async function findStripeEvent(db: Queryable, id: string): Promise<Stripe
   );
   return result.rows[0] ?? null;
 }
+
+/** An operator's re-drive of a dead event (`tally payments retry`): pending again, due now, its attempts from 0. */
+export async function requeueDeadStripeEvent(db: Queryable, id: string): Promise<boolean> {
+  const result = await db.query(
+    `update stripe_events set state = 'pending', reason = null, attempts = 0, run_after = now(), lease_until = null
+     where id = $1 and state = 'dead'`,
+    [id],
+  );
+  return result.rowCount === 1;
+}
