@@ -86,6 +86,9 @@ describe('the webhook door', () => {
     const settings = await stack.admin.get('/v1/payment-settings/stripe');
     expect(settings.body).toMatchObject({ livemode: false, webhook_secrets: 2, api_key_last4: '6789' });
     expect(JSON.stringify(settings.body)).not.toContain('sk_test');
+    // write-only and sealed at rest: the database holds no trace of the key
+    const stored = await stack.db.pool.query(`select row_to_json(s)::text as row from payment_settings s`);
+    expect(stored.rows[0].row).not.toContain('tally_local_0123456789');
   });
 
   it('refuses an event of the other mode with 400 and keeps it as refused, never applied', async () => {
