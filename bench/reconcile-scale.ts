@@ -123,6 +123,11 @@ async function seedCopies(pool: pg.Pool, range: [number, number]): Promise<void>
     resolved_at: at(1),
     created_at: at(0),
   }, range);
+  // The hold's split across grants (0019): the same shares, on the copy's reserve entries.
+  await cloneRows(pool, 'hold_shares', fromTemplate('hold_shares', 't', 't.job_id = t_job.id'), {
+    job_id: NEW_JOB,
+    pending_entry_id: `case when t.pending_entry_id is null then null else md5(t.pending_entry_id::text || ':' || n)::uuid end`,
+  }, range);
   await cloneRows(pool, 'settlements', fromTemplate('settlements', 't', 't.job_id = t_job.id'), {
     id: `md5(t.id::text || ':' || n)::uuid`,
     settlement_key: rekey('t.settlement_key'),
@@ -163,6 +168,15 @@ async function seedCopies(pool: pg.Pool, range: [number, number]): Promise<void>
                  from bench_templates tpl join ledger_entries e on e.job_id = tpl.job_id) m
            group by account_id) d
      where a.id = d.account_id`,
+    [copies],
+  );
+  // The grants the copies' entries name: each copy's capture leaves them (its hold and the
+  // rest of it released net out), as the posting module moves them for the template.
+  await pool.query(
+    `update grants g set remaining = g.remaining - $1::bigint * c.captured
+     from (select e.grant_id, sum(e.amount) as captured from bench_templates tpl join ledger_entries e on e.job_id = tpl.job_id
+           where e.entry_type = 'capture' and e.grant_id is not null group by e.grant_id) c
+     where g.id = c.grant_id`,
     [copies],
   );
   await pool.query(

@@ -241,4 +241,14 @@ describe('allocation_mismatch', () => {
     ]);
     expectOnly(await reconcile(db(), { classes: ['allocation_mismatch'] }), 'allocation_mismatch');
   });
+
+  it('an open hold whose one share says it captured before any capture (forged)', async () => {
+    const world = await createWorld(db(), { funds: 100_000n });
+    const job = await submitJob(db(), world);
+    await submitJob(db(), world); // its neighbour agrees
+    await db().query('update hold_shares set captured = 1 where job_id = $1', [job.id]);
+    const [found] = expectOnly(await reconcile(db(), { classes: ['allocation_mismatch'] }), 'allocation_mismatch');
+    expect(found!.objects).toMatchObject({ job_id: job.id });
+    expect(found!.detail).toMatchObject({ disagree: ['moved_while_open'], hold: { amount: '0.008000', posted: null, voided: null } });
+  });
 });

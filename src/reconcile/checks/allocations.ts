@@ -11,7 +11,7 @@ import { eachRow, inOneSnapshot } from './snapshot.js';
  * moved nothing. Reported, never repaired: which side is wrong — the hold, a share, or the
  * entries behind both — is for a person to find (grant_drift and projection_drift say
  * which grants and accounts disagree with their entries), and no keyed path rewrites a
- * share. Every hold with its shares, through a cursor in one snapshot; one exception per job.
+ * share. Read through a cursor in one snapshot; one exception per job.
  */
 export const allocationMismatch: Check = {
   class: 'allocation_mismatch',
@@ -62,6 +62,27 @@ interface HoldShareRow {
   returned: bigint | null;
 }
 
+/**
+ * The holds whose shares allocationFaults must add up, with their shares in allocation
+ * order. A hold of one share that is the hold field by field (held = amount; before its
+ * resolution nothing captured or returned, after it what was posted and voided) agrees
+ * without adding anything, and so does a hold of nothing with no share: the statement
+ * leaves those out, so the common hold — one grant — never leaves the database.
+ */
+const UNSETTLED_ALLOCATIONS = `
+  select job_id, tenant_id, wallet_id, currency, amount, posted, voided, grant_id, held, captured, returned
+  from (
+    select h.job_id, h.tenant_id, h.wallet_id, h.currency, h.amount, h.posted, h.voided,
+           s.grant_id, s.position, s.held, s.captured, s.returned, count(s.job_id) over (partition by h.job_id) as shares
+    from holds h left join hold_shares s on s.job_id = h.job_id
+  ) a
+  -- (every comparison is of non-null values, so "not" never meets a null and drops a row)
+  where not (shares = 1 and held = amount
+             and ((posted is null and captured = 0 and returned = 0)
+                  or (posted is not null and captured = posted and returned = voided)))
+    and not (shares = 0 and amount = 0)
+  order by job_id, position`;
+
 async function findAllocationMismatches(tx: Queryable): Promise<CheckRow[]> {
   const found: CheckRow[] = [];
   let hold: HoldShareRow | null = null;
@@ -71,22 +92,14 @@ async function findAllocationMismatches(tx: Queryable): Promise<CheckRow[]> {
     const faults = allocationFaults(hold, shares);
     if (faults.length > 0) found.push(finding(hold, shares, faults));
   };
-  await eachRow<HoldShareRow>(
-    tx,
-    'hold_allocations',
-    `select h.job_id, h.tenant_id, h.wallet_id, h.currency, h.amount, h.posted, h.voided, s.grant_id, s.held, s.captured, s.returned
-     from holds h left join hold_shares s on s.job_id = h.job_id
-     order by h.job_id, s.position`,
-    [],
-    (row) => {
-      if (hold?.job_id !== row.job_id) {
-        finish();
-        hold = row;
-        shares = [];
-      }
-      if (row.grant_id !== null) shares.push({ grantId: row.grant_id, held: row.held!, captured: row.captured!, returned: row.returned! });
-    },
-  );
+  await eachRow<HoldShareRow>(tx, 'hold_allocations', UNSETTLED_ALLOCATIONS, [], (row) => {
+    if (hold?.job_id !== row.job_id) {
+      finish();
+      hold = row;
+      shares = [];
+    }
+    if (row.grant_id !== null) shares.push({ grantId: row.grant_id, held: row.held!, captured: row.captured!, returned: row.returned! });
+  });
   finish();
   return found;
 }

@@ -98,9 +98,12 @@ export class GrantReplay {
     private readonly carryAfter = 4096,
   ) {}
 
-  add(postings: readonly Posting[]): void {
-    this.postings.push(...postings);
-    if (this.postings.length >= this.carryAfter) this.postings = this.carried();
+  /** The postings, `times` over (equal entries are loaded once, with how many there are). */
+  add(postings: readonly Posting[], times = 1): void {
+    for (let i = 0; i < times; i++) {
+      this.postings.push(...postings);
+      if (this.postings.length >= this.carryAfter) this.postings = this.carried();
+    }
   }
 
   /** What the postings so far leave on the grant. */
