@@ -1,4 +1,5 @@
 import type { Pool, Queryable } from '../db/pool.js';
+import { PAYMENT_SOURCES } from '../funds/grant-status.js';
 import { withTransaction } from '../db/transaction.js';
 import { activateGrant, expireGrant } from '../ledger/grant-writes.js';
 import type { DecisionLog } from '../ledger/settlement-log.js';
@@ -29,13 +30,6 @@ const SWEEP_LANES = 2;
  * cancel grace or the hold-expiry flags behind it.
  */
 export const GRANT_SWEEP_BUDGET_MS = 4_000;
-
-/**
- * The sources whose grants a payment activates (funds/ calls them payment sources): the
- * activation duty never activates one, whatever its effective_at — its money has not
- * been taken until the processor says so.
- */
-const PAYMENT_SOURCES = ['stripe_checkout', 'stripe_payment', 'auto_recharge'] as const;
 
 /** A grant a sweep takes on. */
 export interface DueGrant {
@@ -191,9 +185,11 @@ async function selectExpiryDue(db: Queryable, after: After, limit: number): Prom
 }
 
 /**
- * Scheduled grants whose effective_at has come, earliest first, after `after`. No index
- * serves this walk (grants is scanned: it holds one row per grant, not per movement); a
- * partial index on effective_at where activated_at is null would, should grants grow.
+ * Scheduled grants whose effective_at has come, earliest first, after `after`. Never a
+ * payment's (PAYMENT_SOURCES): its money has not been taken until the processor says so,
+ * and its payment's success activates it. No index serves this walk (grants is scanned:
+ * it holds one row per grant, not per movement); a partial index on effective_at where
+ * activated_at is null would, should grants grow.
  */
 async function selectActivationDue(db: Queryable, after: After, limit: number): Promise<DueGrant[]> {
   const result = await db.query<DueRow>({
@@ -203,7 +199,7 @@ async function selectActivationDue(db: Queryable, after: After, limit: number): 
         and source <> all($4::text[])
         and ($1::bigint is null or (effective_at, id) > (${AFTER_INSTANT}, $2::uuid))
       order by effective_at, id limit $3`,
-    values: [after?.micros ?? null, after?.id ?? null, limit, PAYMENT_SOURCES],
+    values: [after?.micros ?? null, after?.id ?? null, limit, [...PAYMENT_SOURCES]],
   });
   return result.rows.map(dueGrant);
 }
