@@ -1,20 +1,14 @@
 import type { Queryable } from '../db/pool.js';
 import { findGrant, markCanceled, type GrantRow } from '../funds/grants.js';
-import type { DisputeFacts, EventMeaning, PaymentSuccess, RefundFacts } from '../funds/payments/event-meaning.js';
-import { refundTakesMoney, refundUndone } from '../funds/payments/event-meaning.js';
+import type { EventMeaning, PaymentSuccess } from '../funds/payments/event-meaning.js';
 import { minorToMicros, sameCurrency } from '../funds/payments/minor-units.js';
 import { MAX_CONSECUTIVE_FAILURES, countRechargeFailure, resetRechargeFailures } from '../funds/payments/recharge.js';
 import {
-  findDispute,
   findPayment,
-  findRefund,
   insertPayment,
   lockStripeObject,
   notePaymentIds,
   notePaymentMethod,
-  otherOpenDispute,
-  saveDispute,
-  saveRefund,
   setPaymentCharge,
   type PaymentRow,
 } from '../funds/payments/records.js';
@@ -23,7 +17,9 @@ import { formatAmount } from '../money/index.js';
 import { enqueueMessages, type NewMessage } from '../outbound/enqueue.js';
 import { findWallet } from './accounts.js';
 import { activateGrant, createGrant } from './grant-writes.js';
-import { freezeGrant, postRefundToPayer, reverseRefund } from './payment-writes.js';
+import type { EventContext, PaymentEffect } from './payment-effect.js';
+import { paymentMessage } from './payment-messages.js';
+import { applyDisputeClosed, applyDisputeOpened, applyRefunds } from './payment-refunds.js';
 
 /**
  * What a Stripe event does to the ledger (CONTRACT.md "Payments (Stripe)"), in the
@@ -34,13 +30,7 @@ import { freezeGrant, postRefundToPayer, reverseRefund } from './payment-writes.
  * An event that needs an object Tally has not seen yet (a refund before its payment)
  * answers `wait`: the worker puts it back and tries again.
  */
-export type PaymentEffect =
-  { kind: 'applied'; reason: string | null } | { kind: 'no_effect'; reason: string } | { kind: 'wait'; reason: string };
-
-export interface EventContext {
-  /** Stripe's `created` of the event, unix seconds */
-  created: number | null;
-}
+export type { EventContext, PaymentEffect } from './payment-effect.js';
 
 export async function applyStripeEvent(tx: Queryable, meaning: EventMeaning, context: EventContext): Promise<PaymentEffect> {
   switch (meaning.kind) {
@@ -222,180 +212,4 @@ export async function failRecharge(tx: Queryable, grant: GrantRow, paymentIntent
   }
   await enqueueMessages(tx, messages);
   return true;
-}
-
-interface PaymentLookup {
-  charge: string | null;
-  paymentIntent: string | null;
-}
-
-async function paymentOf(tx: Queryable, about: PaymentLookup): Promise<PaymentRow | null> {
-  if (about.paymentIntent) {
-    const byIntent = await findPayment(tx, { paymentIntent: about.paymentIntent });
-    if (byIntent) return byIntent;
-  }
-  return about.charge ? findPayment(tx, { charge: about.charge }) : null;
-}
-
-/**
- * Refunds by their re_ id, in one transaction (charge.refunded lists several): each posts
- * once while pending or succeeded (from its grant's unheld remaining, the rest as debt)
- * and is credited back once when it turns failed or canceled. A refund of a payment not
- * seen yet waits for it.
- */
-async function applyRefunds(tx: Queryable, refunds: readonly RefundFacts[], charge: PaymentLookup | null): Promise<PaymentEffect> {
-  if (refunds.length === 0) return { kind: 'no_effect', reason: 'no_refunds_listed' };
-  const sorted = [...refunds].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  for (const r of sorted) await lockStripeObject(tx, r.id);
-  const reasons: string[] = [];
-  let applied = false;
-  for (const refund of sorted) {
-    const about = { paymentIntent: refund.paymentIntent ?? charge?.paymentIntent ?? null, charge: refund.charge ?? charge?.charge ?? null };
-    const payment = await paymentOf(tx, about);
-    if (!payment) return { kind: 'wait', reason: `waiting_for_payment ${about.paymentIntent ?? about.charge ?? ''}`.trim() };
-    const effect = await applyRefund(tx, refund, payment);
-    if (effect.kind === 'applied') applied = true;
-    reasons.push(effect.reason ?? 'refund_applied');
-  }
-  return applied ? { kind: 'applied', reason: null } : { kind: 'no_effect', reason: [...new Set(reasons)].join(', ') };
-}
-
-async function applyRefund(tx: Queryable, refund: RefundFacts, payment: PaymentRow): Promise<PaymentEffect> {
-  if (payment.outcome !== 'activated' || !payment.grant_id) return { kind: 'no_effect', reason: 'payment_brought_no_money' };
-  const grant = (await findGrant(tx, { id: payment.grant_id }))!;
-  const existing = await findRefund(tx, refund.id);
-  const amount = minorToMicros(refund.amountMinor, grant.currency);
-  const key = `${grant.tenant_id}:refund:${refund.id}`;
-  const row = {
-    refund_id: refund.id,
-    payment_intent: payment.payment_intent,
-    grant_id: grant.id,
-    amount_minor: refund.amountMinor,
-    status: refund.status,
-    posted: existing?.posted ?? false,
-    reversed: existing?.reversed ?? false,
-  };
-  if (existing && refundUndone(existing.status) && !refundUndone(refund.status))
-    return { kind: 'no_effect', reason: 'refund_already_ended' }; // an older event arriving late
-  if (refundTakesMoney(refund.status)) {
-    if (row.posted) {
-      await saveRefund(tx, row);
-      return { kind: 'no_effect', reason: 'refund_already_posted' };
-    }
-    await postRefundToPayer(tx, { grantId: grant.id, amount, settlementKey: key, entry: 'refund', reference: `stripe ${refund.id}` });
-    await saveRefund(tx, { ...row, posted: true });
-    await notePaymentIds(tx, grant.id, { refund: refund.id });
-    await enqueueMessages(tx, [
-      paymentMessage('payment.refunded', grant, payment.payment_intent, { amount, refund_id: refund.id, status: refund.status }),
-    ]);
-    return { kind: 'applied', reason: null };
-  }
-  if (refundUndone(refund.status)) {
-    if (row.posted && !row.reversed) {
-      await reverseRefund(tx, { grantId: grant.id, amount, settlementKey: key, reference: `stripe ${refund.id}` });
-      await saveRefund(tx, { ...row, reversed: true });
-      await enqueueMessages(tx, [
-        paymentMessage('payment.refunded', grant, payment.payment_intent, { amount, refund_id: refund.id, status: refund.status }),
-      ]);
-      return { kind: 'applied', reason: 'refund_credited_back' };
-    }
-    await saveRefund(tx, row);
-    return { kind: 'no_effect', reason: row.reversed ? 'refund_already_credited_back' : 'refund_failed_before_posting' };
-  }
-  await saveRefund(tx, row);
-  return { kind: 'no_effect', reason: `refund_${refund.status}` };
-}
-
-async function disputedPayment(tx: Queryable, dispute: DisputeFacts): Promise<PaymentRow | PaymentEffect> {
-  await lockStripeObject(tx, dispute.id);
-  const payment = await paymentOf(tx, dispute);
-  if (!payment) return { kind: 'wait', reason: `waiting_for_payment ${dispute.paymentIntent ?? dispute.charge ?? ''}`.trim() };
-  if (payment.outcome !== 'activated' || !payment.grant_id) return { kind: 'no_effect', reason: 'payment_brought_no_money' };
-  return payment;
-}
-
-/** An open dispute freezes its grant: it funds no new hold or charge. */
-async function applyDisputeOpened(tx: Queryable, dispute: DisputeFacts): Promise<PaymentEffect> {
-  const payment = await disputedPayment(tx, dispute);
-  if ('kind' in payment) return payment;
-  const existing = await findDispute(tx, dispute.id);
-  if (existing) return { kind: 'no_effect', reason: existing.closed ? 'dispute_already_closed' : 'dispute_already_open' };
-  const grant = (await findGrant(tx, { id: payment.grant_id! }))!;
-  await freezeGrant(tx, grant.id, true);
-  await saveDispute(tx, {
-    dispute_id: dispute.id,
-    payment_intent: payment.payment_intent,
-    grant_id: grant.id,
-    amount_minor: dispute.amountMinor,
-    status: dispute.status,
-    closed: false,
-  });
-  await notePaymentIds(tx, grant.id, { dispute: dispute.id });
-  const amount = minorToMicros(dispute.amountMinor, grant.currency);
-  await enqueueMessages(tx, [
-    paymentMessage('payment.disputed', grant, payment.payment_intent, { amount, dispute_id: dispute.id, status: 'open' }),
-  ]);
-  return { kind: 'applied', reason: null };
-}
-
-/**
- * A closed dispute unfreezes its grant (unless another dispute of it is open); lost, its
- * amount leaves the wallet once (keyed by the dispute), like a refund.
- */
-async function applyDisputeClosed(tx: Queryable, dispute: DisputeFacts): Promise<PaymentEffect> {
-  const payment = await disputedPayment(tx, dispute);
-  if ('kind' in payment) return payment;
-  const existing = await findDispute(tx, dispute.id);
-  if (existing?.closed) return { kind: 'no_effect', reason: 'dispute_already_closed' };
-  const grant = (await findGrant(tx, { id: payment.grant_id! }))!;
-  if (!(await otherOpenDispute(tx, grant.id, dispute.id))) await freezeGrant(tx, grant.id, false);
-  const amount = minorToMicros(dispute.amountMinor, grant.currency);
-  if (dispute.status === 'lost') {
-    await postRefundToPayer(tx, {
-      grantId: grant.id,
-      amount,
-      settlementKey: `${grant.tenant_id}:dispute:${dispute.id}`,
-      entry: 'dispute_loss',
-      reference: `stripe ${dispute.id}`,
-    });
-  }
-  await saveDispute(tx, {
-    dispute_id: dispute.id,
-    payment_intent: payment.payment_intent,
-    grant_id: grant.id,
-    amount_minor: dispute.amountMinor,
-    status: dispute.status,
-    closed: true,
-  });
-  await notePaymentIds(tx, grant.id, { dispute: dispute.id });
-  await enqueueMessages(tx, [
-    paymentMessage('payment.disputed', grant, payment.payment_intent, { amount, dispute_id: dispute.id, status: dispute.status }),
-  ]);
-  return { kind: 'applied', reason: dispute.status === 'lost' ? 'dispute_lost' : `dispute_${dispute.status}` };
-}
-
-function paymentMessage(
-  type: 'payment.succeeded' | 'payment.failed' | 'payment.refunded' | 'payment.disputed',
-  grant: GrantRow,
-  paymentIntent: string | null,
-  extra: { amount?: bigint; reason?: string; refund_id?: string; status?: string; dispute_id?: string },
-): NewMessage {
-  const base = {
-    grant_id: grant.id,
-    wallet_id: grant.wallet_id,
-    currency: grant.currency,
-    source: grant.source,
-    payment_intent: paymentIntent,
-    amount: formatAmount(extra.amount ?? grant.amount),
-  };
-  switch (type) {
-    case 'payment.succeeded':
-      return { tenantId: grant.tenant_id, type, data: base };
-    case 'payment.failed':
-      return { tenantId: grant.tenant_id, type, data: { ...base, reason: extra.reason ?? 'failed' } };
-    case 'payment.refunded':
-      return { tenantId: grant.tenant_id, type, data: { ...base, refund_id: extra.refund_id!, status: extra.status! } };
-    case 'payment.disputed':
-      return { tenantId: grant.tenant_id, type, data: { ...base, dispute_id: extra.dispute_id!, status: extra.status! } };
-  }
 }

@@ -10,7 +10,7 @@ import { sendStripeEvent } from '../../src/simulator/stripe/index.js';
 
 /**
  * A recharge's charge survives a SIGKILL of the worker at either side of its call to
- * Stripe (DESIGN.md "Funds": calls to the processor after commit, from an outbox row,
+ * Stripe (docs/ARCHITECTURE.md, funds/payments/; docs/payments.md: calls to the processor after commit, from an outbox row,
  * with an Idempotency-Key derived from the row): a real `tally serve --workers 0`, real
  * `tally worker` processes killed by their own failpoints, the local Stripe counting
  * payment intents.

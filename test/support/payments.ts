@@ -43,7 +43,7 @@ export async function paymentsStack(options: { poolMax?: number } = {}): Promise
     logLevel: 'silent',
     serverSecret,
     checkResponses: true,
-    settings: { adminToken: ADMIN_TOKEN },
+    settings: { adminToken: ADMIN_TOKEN, destinations: destinationPolicy({ TALLY_OUTBOUND_ALLOW: '127.0.0.1' }) },
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
