@@ -24,7 +24,7 @@ export const TABLE_OWNERS = {
     owner: 'src/ledger/',
     why: 'projections and running balances move only with their entries, under the wallet lock (settle, credit, thresholds, rebuild)',
     shared: {
-      file: 'src/funds/wallet-funds.ts',
+      file: 'src/funds/wallet-funds-write.ts',
       columns: ['debt'],
       why: "the wallet's debt moves with its grants, in the one statement that writes what the posting module returned",
     },

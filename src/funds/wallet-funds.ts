@@ -106,26 +106,55 @@ export async function lockWalletFunds(
   /** grants to read whatever they hold (a void or an expiry of a depleted grant) */
   grantIds: readonly string[] = [],
 ): Promise<LockedFunds | null> {
-  const wallet = await tx.query<{ tenant_id: string; currency: string; debt: bigint }>({
-    name: owner ? 'lock_wallet_owned' : 'lock_wallet',
-    text: `select tenant_id, currency, debt from accounts
-      where id = $1 and kind = 'wallet'${owner ? ' and tenant_id = $2 and currency = $3' : ''}
-      for no key update`,
-    values: owner ? [walletId, owner.tenantId, owner.currency] : [walletId],
+  return (await lockAndLoad(tx, [walletId], jobIds, grantIds, owner)).get(walletId) ?? null;
+}
+
+/**
+ * lockWalletFunds for the wallets of a batch: their rows locked in one statement, in id
+ * order (the one lock order), and their funds read in one more — two round trips for the
+ * batch, not two per wallet. By wallet id; a wallet that does not exist is absent.
+ */
+export async function lockWalletsFunds(
+  tx: Queryable,
+  walletIds: readonly string[],
+  jobIds: readonly string[],
+): Promise<Map<string, LockedFunds>> {
+  return lockAndLoad(tx, walletIds, jobIds, []);
+}
+
+async function lockAndLoad(
+  tx: Queryable,
+  walletIds: readonly string[],
+  jobIds: readonly string[],
+  grantIds: readonly string[],
+  owner?: { tenantId: string; currency: string },
+): Promise<Map<string, LockedFunds>> {
+  // ORDER BY runs before FOR NO KEY UPDATE takes the locks: they are taken in id order.
+  const wallets = await tx.query<{ id: string; tenant_id: string; currency: string; debt: bigint }>({
+    name: owner ? 'lock_wallet_owned' : 'lock_wallets',
+    text: `select id, tenant_id, currency, debt from accounts
+      where id = any($1::uuid[]) and kind = 'wallet'${owner ? ' and tenant_id = $2 and currency = $3' : ''}
+      order by id for no key update`,
+    values: owner ? [walletIds, owner.tenantId, owner.currency] : [walletIds],
   });
-  const head = wallet.rows[0];
-  if (!head) return null;
-  const result = await tx.query<{ now: string; grants: GrantJson[]; shares: ShareJson[]; draws: DrawJson[] }>({
-    name: 'load_wallet_funds',
+  if (wallets.rows.length === 0) return new Map();
+  const result = await tx.query<{
+    now: string;
+    grants: { wallet_id: string; grants: GrantJson[] }[];
+    shares: ShareJson[];
+    draws: DrawJson[];
+  }>({
+    name: 'load_wallets_funds',
     text: `with funded as (
         select grant_id from hold_shares where job_id = any($2::uuid[])
         union select grant_id from adjustment_draws where job_id = any($2::uuid[]) and grant_id is not null
         union select unnest($3::uuid[])
       )
       select ${MICROS('clock_timestamp()')} as now,
-        coalesce((select ${GRANTS_JSON}
-          from grants g where g.wallet_id = $1 and g.activated_at is not null
-            and (g.remaining > 0 or g.held > 0 or g.id in (select grant_id from funded))), '[]') as grants,
+        coalesce((select jsonb_agg(jsonb_build_object('wallet_id', w.id, 'grants', coalesce((select ${GRANTS_JSON}
+            from grants g where g.wallet_id = w.id and g.activated_at is not null
+              and (g.remaining > 0 or g.held > 0 or g.id in (select grant_id from funded))), '[]')))
+          from unnest($1::uuid[]) as w(id)), '[]') as grants,
         coalesce((select jsonb_agg(jsonb_build_object('job_id', s.job_id, 'grant_id', s.grant_id, 'held', s.held::text,
             'captured', s.captured::text, 'returned', s.returned::text, 'refunded', s.refunded::text, 'pending_entry_id', s.pending_entry_id)
             order by s.job_id, s.position)
@@ -133,11 +162,9 @@ export async function lockWalletFunds(
         coalesce((select jsonb_agg(jsonb_build_object('job_id', d.job_id, 'version', d.version, 'grant_id', d.grant_id,
             'amount', d.amount::text, 'refunded', d.refunded::text) order by d.job_id, d.version, d.position)
           from adjustment_draws d where d.job_id = any($2::uuid[])), '[]') as draws`,
-    values: [walletId, jobIds, grantIds],
+    values: [wallets.rows.map((w) => w.id), jobIds, grantIds],
   });
-  const row = { ...head, ...result.rows[0]! };
-
-  const grants = row.grants.map(grantOf);
+  const row = result.rows[0]!;
   const jobs = new Map<string, JobFunding>();
   const pendingEntries = new Map<string, string | null>();
   const of = (jobId: string) => jobs.get(jobId) ?? jobs.set(jobId, { shares: [], draws: [], resolved: false }).get(jobId)!;
@@ -161,15 +188,22 @@ export async function lockWalletFunds(
     });
   }
   for (const [jobId, job] of jobs) jobs.set(jobId, { ...job, resolved: isResolved(job.shares) });
-  return {
-    walletId,
-    tenantId: row.tenant_id,
-    currency: row.currency,
-    now: BigInt(row.now),
-    funds: { grants, debt: row.debt },
-    jobs,
-    pendingEntries,
-  };
+  const grantsOf = new Map(row.grants.map((w) => [w.wallet_id, w.grants.map(grantOf)]));
+  return new Map(
+    wallets.rows.map((w) => [
+      w.id,
+      {
+        walletId: w.id,
+        tenantId: w.tenant_id,
+        currency: w.currency,
+        now: BigInt(row.now),
+        funds: { grants: grantsOf.get(w.id) ?? [], debt: w.debt },
+        // every job asked for: a writer keeps only its own wallet's (writeWalletsFunds compares by job)
+        jobs,
+        pendingEntries,
+      },
+    ]),
+  );
 }
 
 /** A wallet's money as the posting module sees it, read at the database's instant `now`. */
@@ -209,113 +243,6 @@ export async function readWalletTotals(db: Queryable, walletIds: readonly string
 /** A hold is resolved once its shares have been captured or returned (a hold of nothing never needs to be). */
 function isResolved(shares: readonly Share[]): boolean {
   return shares.some((s) => s.held > 0n) && shares.every((s) => s.captured + s.returned === s.held);
-}
-
-export interface NewShareEntry {
-  jobId: string;
-  grantId: string;
-  pendingEntryId: string | null;
-}
-
-/**
- * Writes what the posting module returned, in one statement: each grant whose amounts
- * changed, each job's shares (new ones with their 'reserve' entries) and draws, the
- * wallet's debt. Only under the lock lockWalletFunds took.
- */
-export async function writeWalletFunds(
-  tx: Queryable,
-  before: LockedFunds,
-  after: WalletFunds,
-  jobs: ReadonlyMap<string, JobFunding>,
-  newShareEntries: readonly NewShareEntry[] = [],
-): Promise<void> {
-  const earlier = new Map(before.funds.grants.map((g) => [g.id, g]));
-  const grants = after.grants.filter((g) => {
-    const was = earlier.get(g.id);
-    return (
-      !was ||
-      was.remaining !== g.remaining ||
-      was.held !== g.held ||
-      was.expiredAmount !== g.expiredAmount ||
-      was.voidedAmount !== g.voidedAmount ||
-      was.expiryPosted !== g.expiryPosted ||
-      was.voided !== g.voided
-    );
-  });
-  const pending = new Map(before.pendingEntries);
-  for (const s of newShareEntries) pending.set(`${s.jobId}:${s.grantId}`, s.pendingEntryId);
-  const shares: { jobId: string; position: number; share: Share }[] = [];
-  const draws: { jobId: string; position: number; draw: JobFunding['draws'][number] }[] = [];
-  for (const [jobId, job] of jobs) {
-    const was = before.jobs.get(jobId);
-    job.shares.forEach((share, position) => {
-      const old = was?.shares[position];
-      if (!old || old.captured !== share.captured || old.returned !== share.returned || old.refunded !== share.refunded)
-        shares.push({ jobId, position, share });
-    });
-    const positions = new Map<number, number>();
-    job.draws.forEach((draw, i) => {
-      const position = positions.get(draw.version) ?? 0;
-      positions.set(draw.version, position + 1);
-      const old = was?.draws[i];
-      if (!old || old.refunded !== draw.refunded) draws.push({ jobId, position, draw });
-    });
-  }
-  if (grants.length === 0 && shares.length === 0 && draws.length === 0 && after.debt === before.funds.debt) return;
-  await tx.query({
-    name: 'write_wallet_funds',
-    text: `with moved_grants as (
-        update grants g set remaining = u.remaining, held = u.held, expired_amount = u.expired_amount, voided_amount = u.voided_amount,
-               expiry_posted_at = case when u.expiry_posted then coalesce(g.expiry_posted_at, clock_timestamp()) end,
-               voided_at = case when u.voided then coalesce(g.voided_at, clock_timestamp()) end
-        from unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::boolean[], $7::boolean[])
-          as u(id, remaining, held, expired_amount, voided_amount, expiry_posted, voided)
-        where g.id = u.id
-        returning g.id
-      ), shares as (
-        insert into hold_shares (job_id, grant_id, tenant_id, position, held, captured, returned, refunded, pending_entry_id)
-        select s.job_id, s.grant_id, $22, s.position, s.held, s.captured, s.returned, s.refunded, s.pending_entry_id
-        from unnest($8::uuid[], $9::uuid[], $10::int[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::uuid[])
-          as s(job_id, grant_id, position, held, captured, returned, refunded, pending_entry_id)
-        on conflict on constraint hold_shares_pkey do update
-          set captured = excluded.captured, returned = excluded.returned, refunded = excluded.refunded
-        returning job_id
-      ), draws as (
-        insert into adjustment_draws (job_id, version, position, grant_id, tenant_id, amount, refunded)
-        select d.job_id, d.version, d.position, d.grant_id, $22, d.amount, d.refunded
-        from unnest($16::uuid[], $17::int[], $18::int[], $19::uuid[], $20::bigint[], $21::bigint[])
-          as d(job_id, version, position, grant_id, amount, refunded)
-        on conflict on constraint adjustment_draws_pkey do update set refunded = excluded.refunded
-        returning job_id
-      )
-      update accounts set debt = $23 where id = $24 and debt <> $23`,
-    values: [
-      grants.map((g) => g.id),
-      grants.map((g) => g.remaining.toString()),
-      grants.map((g) => g.held.toString()),
-      grants.map((g) => g.expiredAmount.toString()),
-      grants.map((g) => g.voidedAmount.toString()),
-      grants.map((g) => g.expiryPosted),
-      grants.map((g) => g.voided),
-      shares.map((s) => s.jobId),
-      shares.map((s) => s.share.grantId),
-      shares.map((s) => s.position),
-      shares.map((s) => s.share.held.toString()),
-      shares.map((s) => s.share.captured.toString()),
-      shares.map((s) => s.share.returned.toString()),
-      shares.map((s) => s.share.refunded.toString()),
-      shares.map((s) => pending.get(`${s.jobId}:${s.share.grantId}`) ?? null),
-      draws.map((d) => d.jobId),
-      draws.map((d) => d.draw.version),
-      draws.map((d) => d.position),
-      draws.map((d) => d.draw.grantId),
-      draws.map((d) => d.draw.amount.toString()),
-      draws.map((d) => d.draw.refunded.toString()),
-      before.tenantId,
-      after.debt.toString(),
-      before.walletId,
-    ],
-  });
 }
 
 export type { Micros };

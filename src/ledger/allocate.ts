@@ -1,12 +1,13 @@
 import type { Queryable } from '../db/pool.js';
-import { NO_FUNDING, availableAt, post, type Intent, type JobFunding, type Posting } from '../funds/posting/index.js';
+import { NO_FUNDING, availableAt, post, type Intent, type JobFunding, type Posting, type WalletFunds } from '../funds/posting/index.js';
 import { rechargeAfterPosting } from '../funds/payments/recharge.js';
 import { systemAccountIds } from './accounts.js';
 import { announceDepleted } from './grant-events.js';
 import { transfersOf } from './grant-transfers.js';
 import type { FundingIntent, PlannedIntent } from './plan-intent.js';
 import type { Transfer } from './transfers.js';
-import { lockWalletFunds, writeWalletFunds } from '../funds/wallet-funds.js';
+import { lockWalletsFunds, type LockedFunds } from '../funds/wallet-funds.js';
+import { writeWalletsFunds, type FundsWrite } from '../funds/wallet-funds-write.js';
 
 /** A written decision, as far as its money goes (write-decision.ts Written). */
 export interface FundedDecision {
@@ -16,75 +17,70 @@ export interface FundedDecision {
 }
 
 /**
- * Splits the settlements of one wallet across its grants: locks the wallet with its
- * grants and the jobs' shares, asks the posting module for each settlement in order, and
- * replaces each decision's transfers (which moved the wallet as a whole) with the
- * module's entries, each naming its grant. `write` stores the grants', shares' and
- * debt's new values (and grant.depleted for a grant used up); the caller runs it after
- * the entries are inserted.
+ * Splits the settlements of a batch across the grants of their wallets: locks the wallets
+ * (in id order, one statement) with their grants and the jobs' shares (one more), asks the
+ * posting module for each settlement in order, and replaces each decision's transfers
+ * (which moved the wallet as a whole) with the module's entries, each naming its grant.
+ * `write` stores every grant's, share's and debt's new values in one statement (then
+ * grant.depleted for a grant used up, and a recharge where one is due); the caller runs
+ * it after the entries are inserted.
  */
 export async function allocateToGrants(
   tx: Queryable,
-  walletId: string,
-  written: FundedDecision[],
+  byWallet: ReadonlyMap<string, FundedDecision[]>,
 ): Promise<{ write: () => Promise<void> }> {
-  const jobIds = [...new Set(written.map((w) => w.job.row.id))];
-  const locked = await lockWalletFunds(tx, walletId, jobIds);
-  if (!locked) throw new Error(`wallet ${walletId} vanished while settling`);
-  let funds = locked.funds;
-  const jobs = new Map<string, JobFunding>(jobIds.map((id) => [id, locked.jobs.get(id) ?? NO_FUNDING]));
-  const postings: { w: FundedDecision; key: string; revenue: string; postings: readonly Posting[] }[] = [];
-  for (const w of written) {
-    const jobId = w.job.row.id;
-    for (const plan of w.plans) {
-      const result = post(funds, jobs.get(jobId)!, intentOf(plan.funding, locked.now));
-      if (!result.ok)
-        throw new Error(
-          `the posting module refused ${plan.settlement.key}: ${JSON.stringify(result.refusal, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
-        );
-      funds = result.wallet;
-      jobs.set(jobId, result.job);
-      postings.push({ w, key: plan.settlement.key, revenue: plan.revenueAccount, postings: result.postings });
+  const jobIds = [...new Set([...byWallet.values()].flat().map((w) => w.job.row.id))];
+  const lockedAll = await lockWalletsFunds(tx, [...byWallet.keys()], jobIds);
+  const writes: FundsWrite[] = [];
+  const after: { locked: LockedFunds; funds: WalletFunds; postings: Posting[] }[] = [];
+  for (const [walletId, written] of byWallet) {
+    const locked = lockedAll.get(walletId);
+    if (!locked) throw new Error(`wallet ${walletId} vanished while settling`);
+    let funds = locked.funds;
+    const walletJobs = [...new Set(written.map((w) => w.job.row.id))];
+    const jobs = new Map<string, JobFunding>(walletJobs.map((id) => [id, locked.jobs.get(id) ?? NO_FUNDING]));
+    const postings: { w: FundedDecision; key: string; revenue: string; postings: readonly Posting[] }[] = [];
+    for (const w of written) {
+      const jobId = w.job.row.id;
+      for (const plan of w.plans) {
+        const result = post(funds, jobs.get(jobId)!, intentOf(plan.funding, locked.now));
+        if (!result.ok) {
+          const refusal = JSON.stringify(result.refusal, (_, v) => (typeof v === 'bigint' ? v.toString() : v));
+          throw new Error(`the posting module refused ${plan.settlement.key}: ${refusal}`);
+        }
+        funds = result.wallet;
+        jobs.set(jobId, result.job);
+        postings.push({ w, key: plan.settlement.key, revenue: plan.revenueAccount, postings: result.postings });
+      }
     }
-  }
-  const parties = new Set(postings.flatMap((p) => p.postings.flatMap((x) => [x.from, x.to])));
-  const others = await systemAccountIds(
-    tx,
-    locked.tenantId,
-    locked.currency,
-    (['funding', 'breakage'] as const).filter((kind) => parties.has(kind)),
-  );
-  for (const w of written) w.transfers = [];
-  for (const p of postings) {
-    const jobId = p.w.job.row.id;
-    p.w.transfers.push(
-      ...transfersOf(p.postings, {
-        walletId,
-        tenantId: locked.tenantId,
-        currency: locked.currency,
-        settlementKey: p.key,
-        jobId,
-        accounts: { ...others, revenue: p.revenue },
-        pendingEntryOf: (grantId) => locked.pendingEntries.get(`${jobId}:${grantId}`) ?? null,
-      }),
-    );
+    const parties = new Set(postings.flatMap((p) => p.postings.flatMap((x) => [x.from, x.to])));
+    const kinds = (['funding', 'breakage'] as const).filter((kind) => parties.has(kind));
+    const others = await systemAccountIds(tx, locked.tenantId, locked.currency, kinds);
+    for (const w of written) w.transfers = [];
+    for (const p of postings) {
+      const jobId = p.w.job.row.id;
+      p.w.transfers.push(
+        ...transfersOf(p.postings, {
+          walletId,
+          tenantId: locked.tenantId,
+          currency: locked.currency,
+          settlementKey: p.key,
+          jobId,
+          accounts: { ...others, revenue: p.revenue },
+          pendingEntryOf: (grantId) => locked.pendingEntries.get(`${jobId}:${grantId}`) ?? null,
+        }),
+      );
+    }
+    writes.push({ before: locked, after: funds, jobs });
+    after.push({ locked, funds, postings: postings.flatMap((p) => p.postings) });
   }
   return {
     write: async () => {
-      await writeWalletFunds(tx, locked, funds, jobs);
-      await announceDepleted(
-        tx,
-        locked,
-        funds,
-        postings.flatMap((p) => p.postings),
-        locked.now,
-      );
-      await rechargeAfterPosting(
-        tx,
-        locked,
-        postings.flatMap((p) => p.postings),
-        availableAt(funds, locked.now),
-      );
+      await writeWalletsFunds(tx, writes);
+      for (const { locked, funds, postings } of after) {
+        await announceDepleted(tx, locked, funds, postings, locked.now);
+        await rechargeAfterPosting(tx, locked, postings, availableAt(funds, locked.now));
+      }
     },
   };
 }

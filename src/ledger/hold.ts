@@ -5,7 +5,8 @@ import { InsufficientFunds, WalletNotFound } from './errors.js';
 import { NO_FUNDING, post } from '../funds/posting/index.js';
 import { transfersOf } from './grant-transfers.js';
 import { moveProjections } from './transfers.js';
-import { lockWalletFunds, writeWalletFunds } from '../funds/wallet-funds.js';
+import { lockWalletFunds } from '../funds/wallet-funds.js';
+import { writeWalletFunds } from '../funds/wallet-funds-write.js';
 import { rechargeAfterPosting } from '../funds/payments/recharge.js';
 import { postWalletEntries, type FundsGuard, type PostedToWallet } from './wallet-entries.js';
 

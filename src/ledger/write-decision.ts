@@ -176,18 +176,17 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
   const wallets = [...byWallet.keys()].sort();
   const revenues = [...new Set(written.flatMap((w) => (w.revenueAccount ? [w.revenueAccount] : [])))].sort();
   const balances = new Map<string, bigint>();
+  const funded = await allocateToGrants(
+    tx,
+    new Map(wallets.map((wallet) => [wallet, written.filter((w) => w.job.row.wallet_id === wallet)])),
+  );
   for (const wallet of wallets) {
-    const ofWallet = written.filter((w) => w.job.row.wallet_id === wallet);
-    const funded = await allocateToGrants(tx, wallet, ofWallet);
-    const posted = await postWalletEntries(
-      tx,
-      wallet,
-      ofWallet.flatMap((w) => w.transfers),
-    );
+    const transfers = written.filter((w) => w.job.row.wallet_id === wallet).flatMap((w) => w.transfers);
+    const posted = await postWalletEntries(tx, wallet, transfers);
     if (!posted) throw new Error(`wallet ${wallet} vanished while settling`);
-    await funded.write();
     balances.set(wallet, posted.balance);
   }
+  await funded.write();
   await moveProjections(
     tx,
     written.flatMap((w) => w.transfers),

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import type { JobFunding, PostingResult } from '../funds/posting/index.js';
-import { writeWalletFunds, type LockedFunds } from '../funds/wallet-funds.js';
+import type { LockedFunds } from '../funds/wallet-funds.js';
+import { writeWalletFunds } from '../funds/wallet-funds-write.js';
 import { rechargeAfterPosting } from '../funds/payments/recharge.js';
 import { systemAccountIds, type SystemAccountKind } from './accounts.js';
 import type { EntryRow } from './entries.js';
