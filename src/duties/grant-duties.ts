@@ -187,9 +187,8 @@ async function selectExpiryDue(db: Queryable, after: After, limit: number): Prom
 /**
  * Scheduled grants whose effective_at has come, earliest first, after `after`. Never a
  * payment's (PAYMENT_SOURCES): its money has not been taken until the processor says so,
- * and its payment's success activates it. No index serves this walk (grants is scanned:
- * it holds one row per grant, not per movement); a partial index on effective_at where
- * activated_at is null would, should grants grow.
+ * and its payment's success activates it. The partial index grants_activation_due_idx
+ * (migrations/0021) holds exactly the grants not yet active, in this walk's order.
  */
 async function selectActivationDue(db: Queryable, after: After, limit: number): Promise<DueGrant[]> {
   const result = await db.query<DueRow>({

@@ -3,6 +3,7 @@ import type { Pool, Queryable } from '../../db/pool.js';
 import { withTransaction } from '../../db/transaction.js';
 import type { Micros } from '../../money/index.js';
 import { findGrant, insertGrant } from '../grants.js';
+import { announceGrantCreated } from '../grant-announce.js';
 import { lockWalletFunds } from '../wallet-funds.js';
 import { microsToMinorExact, minimumChargeMicros, stripeCurrency } from './minor-units.js';
 import { findCustomer, notePaymentIds, saveCustomer } from './records.js';
@@ -138,9 +139,9 @@ async function checkoutRow(tx: Queryable, request: CheckoutRequest, amountMinor:
   const found = await tx.query<CheckoutRow>('select * from stripe_checkouts where request_key = $1', [request.requestKey]);
   if (found.rows[0]) return found.rows[0];
   const grantKey = `checkout:${request.requestKey}`;
-  const grant =
-    (await findGrant(tx, { grantKey })) ??
-    (await insertGrant(tx, {
+  let grantId = (await findGrant(tx, { grantKey }))?.id;
+  if (!grantId) {
+    const created = await insertGrant(tx, {
       tenantId: wallet.tenant_id,
       walletId: wallet.id,
       currency: wallet.currency,
@@ -152,12 +153,15 @@ async function checkoutRow(tx: Queryable, request: CheckoutRequest, amountMinor:
       reference: 'Stripe Checkout',
       awaitingPayment: true,
       payment: {},
-    }));
+    });
+    grantId = created!.id;
+    await announceGrantCreated(tx, grantId, false);
+  }
   const inserted = await tx.query<CheckoutRow>(
     `insert into stripe_checkouts (grant_id, request_key, request_hash, tenant_id, wallet_id, livemode, amount_minor, currency, success_url, cancel_url)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning *`,
     [
-      grant!.id,
+      grantId,
       request.requestKey,
       request.requestHash,
       wallet.tenant_id,

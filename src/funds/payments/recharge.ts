@@ -2,6 +2,7 @@ import type { Queryable } from '../../db/pool.js';
 import { newId } from '../../ids.js';
 import type { Micros } from '../../money/index.js';
 import { insertGrant } from '../grants.js';
+import { announceGrantCreated } from '../grant-announce.js';
 import type { Posting } from '../posting/index.js';
 import type { RechargeParams } from './calls-table.js';
 import { stripeCurrency } from './minor-units.js';
@@ -137,6 +138,7 @@ export async function considerRecharge(
     awaitingPayment: true,
     payment: {},
   });
+  await announceGrantCreated(tx, grant!.id, false);
   const params: RechargeParams = {
     amount: Number(decision.amountMinor),
     currency: stripeCurrency(wallet.currency),
