@@ -20,7 +20,7 @@ const POLL_INTERVAL_MS = 100;
 const dataDir = await mkdtemp(join(tmpdir(), 'tally-worker-follows-'));
 const processes: TallyProcess[] = [];
 afterAll(async () => {
-  await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+  // SIGTERM: serve stops the embedded server it owns (a SIGKILLed serve leaves it running).
   await Promise.all(processes.map((p) => p.stop('SIGTERM')));
   await rm(dataDir, { recursive: true, force: true });
 });
