@@ -5,7 +5,7 @@ import type { Micros } from '../../money/index.js';
 import { findGrant, insertGrant } from '../grants.js';
 import { announceGrantCreated } from '../grant-announce.js';
 import { lockWalletFunds } from '../wallet-funds.js';
-import { microsToMinorExact, minimumChargeMicros, stripeCurrency } from './minor-units.js';
+import { microsToMinorExact, minimumChargeMicros, stripeCurrency, stripeAmount } from './minor-units.js';
 import { findCustomer, notePaymentIds, saveCustomer } from './records.js';
 import type { StripeCredentials } from './settings.js';
 import type { Stripe } from './stripe-client.js';
@@ -106,7 +106,7 @@ export async function startCheckout(
           quantity: 1,
           price_data: {
             currency: row.currency,
-            unit_amount: Number(row.amount_minor),
+            unit_amount: stripeAmount(BigInt(row.amount_minor)),
             product_data: { name: `Credit for wallet ${row.wallet_id}` },
           },
         },

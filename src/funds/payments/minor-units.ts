@@ -106,3 +106,13 @@ export function stripeCurrency(currency: string): string {
 export function sameCurrency(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }
+
+/**
+ * A minor amount as the Stripe SDK's parameters take it: a JavaScript number. Exact for
+ * every whole number up to 2^53 − 1 (Stripe's own maximum charge is eight digits); past
+ * that a number would silently round, so it is refused instead of converted.
+ */
+export function stripeAmount(minor: bigint): number {
+  if (minor < 0n || minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${minor} minor units cannot be sent to Stripe exactly`);
+  return Number(minor);
+}

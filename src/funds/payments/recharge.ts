@@ -5,7 +5,7 @@ import { insertGrant } from '../grants.js';
 import { announceGrantCreated } from '../grant-announce.js';
 import type { Posting } from '../posting/index.js';
 import type { RechargeParams } from './calls-table.js';
-import { stripeCurrency } from './minor-units.js';
+import { stripeCurrency, stripeAmount } from './minor-units.js';
 import { decideRecharge, type RechargeDecision } from './recharge-decision.js';
 
 /**
@@ -140,7 +140,7 @@ export async function considerRecharge(
   });
   await announceGrantCreated(tx, grant!.id, false);
   const params: RechargeParams = {
-    amount: Number(decision.amountMinor),
+    amount: stripeAmount(decision.amountMinor),
     currency: stripeCurrency(wallet.currency),
     customer: row.customer_id!,
     payment_method: row.payment_method!,

@@ -162,10 +162,11 @@ export class LocalStripe extends StripeState {
   private createSession(params: Record<string, FormValue>, ok: (body: unknown, status?: number) => Stored): Stored {
     const items = Array.isArray(params.line_items) ? (params.line_items as Obj[]) : [];
     const first = items[0] as { quantity?: string; price_data?: { currency?: string; unit_amount?: string } } | undefined;
-    const quantity = Number(first?.quantity ?? 1);
-    const unit = Number(first?.price_data?.unit_amount ?? NaN);
+    const quantity = wholeNumber(first?.quantity ?? '1');
+    const unit = wholeNumber(first?.price_data?.unit_amount);
     const currency = first?.price_data?.currency;
-    if (params.mode !== 'payment' || !currency || !Number.isSafeInteger(unit) || unit <= 0) {
+    const total = unit !== null && quantity !== null ? wholeNumber(String(BigInt(unit) * BigInt(quantity))) : null;
+    if (params.mode !== 'payment' || !currency || unit === null || unit <= 0 || quantity === null || total === null) {
       return {
         ...ok(apiError('invalid_request_error', 'mode payment with one line item of price_data (currency, unit_amount) is required'), 400),
       };
@@ -173,8 +174,8 @@ export class LocalStripe extends StripeState {
     const id = this.id('cs_test');
     const session = this.object(CHECKOUT_SESSION, 'cs_test', {
       id,
-      amount_subtotal: unit * quantity,
-      amount_total: unit * quantity,
+      amount_subtotal: total,
+      amount_total: total,
       currency,
       customer: params.customer ?? null,
       client_reference_id: params.client_reference_id ?? null,
@@ -193,8 +194,8 @@ export class LocalStripe extends StripeState {
   }
 
   private createPaymentIntent(params: Record<string, FormValue>, ok: (body: unknown, status?: number) => Stored): Stored {
-    const amount = Number(params.amount);
-    if (!Number.isSafeInteger(amount) || amount <= 0 || typeof params.currency !== 'string') {
+    const amount = wholeNumber(params.amount);
+    if (amount === null || amount <= 0 || typeof params.currency !== 'string') {
       return ok(apiError('invalid_request_error', 'amount (a positive integer) and currency are required'), 400);
     }
     const pi = this.newPaymentIntent({
@@ -281,4 +282,12 @@ function answer(response: ServerResponse, status: number, body: unknown, replaye
     ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
   });
   response.end(text);
+}
+
+/**
+ * A form field holding a whole number of minor units, as Stripe reads one: decimal digits
+ * only, and exactly representable (at most 15 digits); anything else is null.
+ */
+function wholeNumber(value: unknown): number | null {
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null;
 }
