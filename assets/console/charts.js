@@ -9,6 +9,9 @@
     var digits = String(Math.abs(n)).padStart(7, '0');
     return (n < 0 ? '-' : '') + digits.slice(0, -6) + '.' + digits.slice(-6, -6 + decimals || undefined);
   }
+  function oneInstant(xs) {
+    return xs.length > 0 && xs.every(function (x) { return x === xs[0]; });
+  }
   function draw(element) {
     var spec = JSON.parse(document.getElementById(element.dataset.series).textContent);
     var palette = ['#2f5bea', '#067647', '#b54708', '#b42318', '#6941c6'];
@@ -32,7 +35,9 @@
         var decimals = Math.min(6, Math.max(2, 7 - String(Math.max(1, Math.round(incr || 1000000))).length));
         return vals.map(function (v) { return formatMicros(v, decimals); });
       } : undefined }],
-      scales: { x: { time: true } },
+      // Points that all fall in one second (a wallet's first burst) give uPlot an empty
+      // range, which it widens by years: show a minute around them instead.
+      scales: { x: oneInstant(spec.x) ? { time: true, auto: false, range: [spec.x[0] - 30, spec.x[0] + 30] } : { time: true } },
     };
     element.textContent = '';
     new uPlot(options, [spec.x].concat(spec.series.map(function (s) { return s.values; })), element);
