@@ -6,7 +6,6 @@ import { lockWalletFunds } from '../funds/wallet-funds.js';
 import type { AccountRow } from './accounts.js';
 import { GrantAlreadyVoided, GrantKeyConflict, GrantNotFound, InvalidExpiry, WalletNotFound } from './errors.js';
 import { announceGrantActivated, announceGrantCreated, announceGrantExpired, announceGrantVoided } from './grant-events.js';
-import { alertIfOverdrawn } from './overdraft.js';
 import { writePosting } from './write-posting.js';
 
 /**
@@ -140,9 +139,7 @@ export async function expireGrant(tx: Queryable, grantId: string): Promise<bigin
   if (!posting.ok) return null;
   const expired = posting.wallet.grants.find((g) => g.id === grantId)!;
   const lapsed = expired.expiredAmount - locked.funds.grants.find((g) => g.id === grantId)!.expiredAmount;
-  const key = `${row.tenant_id}:grant:${grantId}:expiry`;
-  const written = await writePosting(tx, locked, posting, { settlementKey: key });
-  if (written.rows.length > 0) await alertIfOverdrawn(tx, locked, written.balance, key);
+  await writePosting(tx, locked, posting, { settlementKey: `${row.tenant_id}:grant:${grantId}:expiry` });
   await announceGrantExpired(tx, locked, expired, lapsed);
   return lapsed;
 }
@@ -166,9 +163,7 @@ export async function voidGrant(tx: Queryable, grantId: string, note: string, te
     const posting = post(locked.funds, NO_FUNDING, { kind: 'void', grantId, now: locked.now });
     if (!posting.ok) throw new GrantAlreadyVoided(grantId);
     voided = posting.wallet.grants.find((g) => g.id === grantId)!.voidedAmount - before.voidedAmount;
-    const key = `${row.tenant_id}:grant:${grantId}:void`;
-    const written = await writePosting(tx, locked, posting, { settlementKey: key, reference: note });
-    if (written.rows.length > 0) await alertIfOverdrawn(tx, locked, written.balance, key);
+    await writePosting(tx, locked, posting, { settlementKey: `${row.tenant_id}:grant:${grantId}:void`, reference: note });
   }
   await announceGrantVoided(tx, locked, { id: grantId, category: row.category }, voided, note);
   return (await findGrant(tx, { id: grantId }))!;

@@ -3,7 +3,6 @@ import { NO_FUNDING, post } from '../funds/posting/index.js';
 import { findGrant, setDisputed } from '../funds/grants.js';
 import { lockWalletFunds } from '../funds/wallet-funds.js';
 import { GrantNotFound, WalletNotFound } from './errors.js';
-import { alertIfOverdrawn } from './overdraft.js';
 import { writePosting } from './write-posting.js';
 
 /**
@@ -35,8 +34,7 @@ export async function postRefundToPayer(tx: Queryable, refund: PayerRefund): Pro
     now: locked.now,
   });
   if (!result.ok) throw new Error(`the posting module refused ${refund.settlementKey}: ${result.refusal.reason}`);
-  const written = await writePosting(tx, locked, result, { settlementKey: refund.settlementKey, reference: refund.reference ?? null });
-  await alertIfOverdrawn(tx, locked, written.balance, refund.settlementKey);
+  await writePosting(tx, locked, result, { settlementKey: refund.settlementKey, reference: refund.reference ?? null });
   return true;
 }
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.js';
-import type { JobFunding, PostingResult } from '../funds/posting/index.js';
+import { walletDelta, type JobFunding, type PostingResult } from '../funds/posting/index.js';
 import type { LockedFunds } from '../funds/wallet-funds.js';
 import { writeWalletFunds } from '../funds/wallet-funds-write.js';
 import { rechargeAfterPosting } from '../funds/payments/recharge.js';
@@ -9,6 +9,7 @@ import { announceDepleted } from './grant-events.js';
 import { transfersOf } from './grant-transfers.js';
 import { moveProjections } from './transfers.js';
 import { postWalletEntries } from './wallet-entries.js';
+import { alertIfOverdrawn } from './overdraft.js';
 
 export interface WrittenPosting {
   /** the entries inserted, in the posting's order */
@@ -21,8 +22,9 @@ export interface WrittenPosting {
  * Writes one accepted posting of a wallet that is not a job's settlement (a credit, a
  * grant's activation, expiry or void): its entries with the wallet's projection and
  * running values, the system accounts' projections (wallet first, then those accounts in
- * id order: docs/ARCHITECTURE.md, "Lock order"), the grants' and debt's new values, and
- * grant.depleted for a grant it used up. Under the
+ * id order: docs/ARCHITECTURE.md, "Lock order"), the grants' and debt's new values,
+ * wallet_overdrawn when it took the balance below zero, and grant.depleted for a grant it
+ * used up. Under the
  * wallet lock `locked` holds. A posting that moves nothing writes only the grants' values.
  */
 export async function writePosting(
@@ -49,6 +51,11 @@ export async function writePosting(
     if (!posted) throw new Error(`wallet ${locked.walletId} vanished while posting ${entries.settlementKey}`);
     await moveProjections(tx, transfers, [locked.walletId, ...Object.values(accounts).sort()], new Set([locked.walletId]));
     written = posted;
+    // A posting that lowered the balance below zero (an expiry or void counted against by
+    // debt, money paid back to the payer after it was spent) is an overdraft, raised as a
+    // charge's is; one that raised it (a credit paying part of a debt) is not.
+    const change = transfers.reduce((sum, t) => sum + walletDelta(t, locked.walletId).balance, 0n);
+    if (change < 0n) await alertIfOverdrawn(tx, locked, posted.balance, entries.settlementKey);
   }
   await writeWalletFunds(tx, locked, result.wallet, jobs);
   await announceDepleted(tx, locked, result.wallet, result.postings, locked.now);
