@@ -176,6 +176,7 @@ export function formatReport(report: BenchReport): string {
     ['load average (1 min) at the end', ...col((s) => num(s.cpuSeconds.loadAverage, 1))],
     ['statements per job (round trips)', ...col((s) => num(s.profile.statementsPerJob, 1))],
     ['transactions per job (COMMITs)', ...col((s) => num(s.profile.transactionsPerJob, 2))],
+    ['WAL bytes per job', ...col((s) => num(s.profile.walBytesPerJob, 0))],
     [
       'PostgreSQL ms per job: executing / planning',
       ...col((s) => `${num(s.profile.executeMsPerJob, 1)} / ${num(s.profile.planMsPerJob, 1)}`),

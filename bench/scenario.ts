@@ -15,6 +15,7 @@ import { enableStatements, readStatements, resetStatements, type StatementStat }
 import { verifyMoney, type Verification } from './verify.js';
 import { startWaitSampler, type WaitProfile } from './waits.js';
 import { CURRENCY, MODEL, buildWorld, type World } from './world.js';
+import { countsBetween, readDriverCounts } from './driver-counts.js';
 
 export type ScenarioName = 'hot' | 'spread';
 
@@ -65,10 +66,12 @@ export interface ScenarioResult {
   peakRssBytes: { server: number | null; workers: (number | null)[] };
   cpuSeconds: CpuSeconds;
   profile: {
-    /** round trips to PostgreSQL per job (pg_stat_statements calls, BEGIN and COMMIT included) */
+    /** round trips to PostgreSQL per job, counted at the driver by serve and the workers (BEGIN and COMMIT included) */
     statementsPerJob: number | null;
-    /** explicit transactions (COMMITs) per job */
+    /** explicit transactions (COMMITs) per job, counted at the driver */
     transactionsPerJob: number | null;
+    /** WAL bytes PostgreSQL wrote per job in the window (pg_current_wal_lsn) */
+    walBytesPerJob: number | null;
     /** PostgreSQL time per job executing and planning Tally's statements (lock waits included), ms */
     executeMsPerJob: number | null;
     planMsPerJob: number | null;
@@ -134,11 +137,14 @@ export async function runScenario(config: ScenarioConfig): Promise<ScenarioResul
       () => exitReason(server),
     );
     let workers: TallyProcess[] = [];
+    const metricsUrls = [`${baseUrl}/metrics`];
     const startWorkers = async () => {
-      workers = Array.from({ length: config.workers }, (_, i) =>
+      const ports = await Promise.all(Array.from({ length: config.workers }, () => freePort()));
+      metricsUrls.push(...ports.map((p) => `http://127.0.0.1:${p}/metrics`));
+      workers = ports.map((metricsPort, i) =>
         runTally(
           `worker-${i + 1}`,
-          ['worker', ...(config.passConcurrency ? ['--concurrency', String(config.workerConcurrency)] : [])],
+          ['worker', '--metrics-port', String(metricsPort), ...(config.passConcurrency ? ['--concurrency', String(config.workerConcurrency)] : [])],
           env,
           join(config.workDir, `${config.name}-worker-${i + 1}.log`),
         ),
@@ -171,9 +177,11 @@ export async function runScenario(config: ScenarioConfig): Promise<ScenarioResul
     await checkpoint(pool);
     if (statStatements) await resetStatements(pool);
     const before = snapshot(server, workers, config.postmasterPid);
+    const countsBefore = config.separate ? null : await readDriverCounts(pool, metricsUrls);
     const sampler = config.profile ? startWaitSampler(pool) : null;
     const { load, claim } = await deliverAndSettle(config, world, pool, () => processes, config.separate ? startWorkers : null);
     const after = snapshot(server, workers, config.postmasterPid);
+    const counts = countsBefore ? await countsBetween(pool, countsBefore, await readDriverCounts(pool, metricsUrls)) : null;
     const waits = sampler?.stop() ?? null;
     const statements = statStatements ? await readStatements(pool) : null;
     const peakRssBytes = { server: server.peakRssBytes(), workers: workers.map((w) => w.peakRssBytes()) };
@@ -202,8 +210,9 @@ export async function runScenario(config: ScenarioConfig): Promise<ScenarioResul
       peakRssBytes,
       cpuSeconds,
       profile: {
-        statementsPerJob: statements ? statements.totalCalls / n : null,
-        transactionsPerJob: statements ? statements.commits / n : null,
+        statementsPerJob: counts ? counts.statements / n : statements ? statements.totalCalls / n : null,
+        transactionsPerJob: counts ? counts.commits / n : statements ? statements.commits / n : null,
+        walBytesPerJob: counts ? counts.walBytes / n : null,
         executeMsPerJob: statements ? statements.totalMs / n : null,
         planMsPerJob: statements ? statements.planMs / n : null,
         statements: (statements?.statements ?? []).slice(0, TOP_STATEMENTS).map((s) => ({ ...s, callsPerJob: s.calls / n })),

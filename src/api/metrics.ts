@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Pool } from '../db/pool.js';
 import { countSettlementsByChargeType } from '../ledger/settlement-counts.js';
 import { queueDepth } from '../queue/index.js';
+import { statementCount } from '../db/statement-count.js';
 
 export interface Metrics {
   registry: Registry;
@@ -23,7 +24,9 @@ export const UNKNOWN_PROVIDER = '_unknown';
  * (outcomes, charge types, configured providers), never a job or a tenant.
  * docs/operations/metrics.md lists every name.
  */
-export function createMetrics(pool: Pool): Metrics {
+export function createMetrics(poolOrCurrent: Pool | (() => Pool)): Metrics {
+  // A standalone worker's pool is replaced when it follows the database elsewhere.
+  const current = typeof poolOrCurrent === 'function' ? poolOrCurrent : () => poolOrCurrent;
   const registry = new Registry();
   // No prefix: prom-client's process_* and nodejs_* names are the standard ones that
   // every Prometheus client exports and ready-made dashboards query.
@@ -41,13 +44,31 @@ export function createMetrics(pool: Pool): Metrics {
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  new Counter({
+    name: 'tally_db_statements_total',
+    help: 'Statements this process sent to PostgreSQL (round trips; BEGIN and COMMIT included), counted at the driver',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(statementCount.statements);
+    },
+  });
+  new Counter({
+    name: 'tally_db_commits_total',
+    help: 'Transactions this process committed (explicit COMMITs), counted at the driver',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(statementCount.commits);
+    },
+  });
   new Gauge({
     name: 'tally_settlements',
     help: 'Settlements committed, by charge type',
     labelNames: ['charge_type'] as const,
     registers: [registry],
     async collect() {
-      const counts = await countSettlementsByChargeType(pool);
+      const counts = await countSettlementsByChargeType(current());
       this.reset();
       for (const type of ['capture', 'release', 'adjustment'] as const) this.set({ charge_type: type }, counts.get(type) ?? 0);
     },
@@ -57,7 +78,7 @@ export function createMetrics(pool: Pool): Metrics {
     help: 'Accepted events not yet settled (pending or being processed)',
     registers: [registry],
     async collect() {
-      this.set((await queueDepth(pool)).depth);
+      this.set((await queueDepth(current())).depth);
     },
   });
   new Gauge({
@@ -65,7 +86,7 @@ export function createMetrics(pool: Pool): Metrics {
     help: 'Age of the oldest accepted event not yet settled; 0 when none',
     registers: [registry],
     async collect() {
-      this.set((await queueDepth(pool)).oldestSeconds ?? 0);
+      this.set((await queueDepth(current())).oldestSeconds ?? 0);
     },
   });
   new Gauge({
@@ -73,7 +94,7 @@ export function createMetrics(pool: Pool): Metrics {
     help: 'Events dead-lettered and waiting for an operator (POST /v1/events/{provider}/{key}/retry)',
     registers: [registry],
     async collect() {
-      this.set((await queueDepth(pool)).dead);
+      this.set((await queueDepth(current())).dead);
     },
   });
   return { registry, webhooks, settleSeconds };

@@ -50,6 +50,7 @@ program
     positiveInteger,
     DEFAULT_SETTLE_CONCURRENCY,
   )
+  .option('--metrics-port <n>', 'serve Prometheus metrics on GET /metrics at this port ($HOST, bearer $TALLY_METRICS_TOKEN when set); none by default', positiveInteger)
   .action(lazy(async () => (await import('./worker.js')).workerCommand));
 
 program

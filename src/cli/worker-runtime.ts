@@ -67,6 +67,7 @@ export class FollowingWorker {
     private readonly config: Config,
     private readonly concurrency: number,
     private readonly log: Log,
+    private readonly metrics?: Metrics,
   ) {}
 
   async start(): Promise<void> {
@@ -97,6 +98,7 @@ export class FollowingWorker {
         // Already pausing: what the stopping loops meet still gets its line, without a stack.
         this.log.warn({ reason: reasonOf(error) }, during ?? 'the database cannot be reached');
       }),
+      this.metrics,
     );
   }
 

@@ -5,8 +5,10 @@ import { FollowingWorker, workerPoolOptions } from './worker-runtime.js';
 import { startDeliveries } from './outbound-runtime.js';
 import { startPayments } from './payments-runtime.js';
 import { processConfig } from '../config/index.js';
+import { createMetrics } from '../api/metrics.js';
+import { serveWorkerMetrics } from './worker-metrics.js';
 
-export async function workerCommand(options: { concurrency: number }): Promise<void> {
+export async function workerCommand(options: { concurrency: number; metricsPort?: number }): Promise<void> {
   // A provider's api_key is write-only: should any object holding one be logged, it is censored.
   const config = processConfig();
   const log = pino({ level: config.logLevel, name: 'tally-worker', redact: ['api_key', '*.api_key', '*.headers.authorization'] });
@@ -14,11 +16,13 @@ export async function workerCommand(options: { concurrency: number }): Promise<v
   await migrate(db.pool);
   // Follows the database: when it stops answering (an embedded serve restarted on a new
   // port, a restart of PostgreSQL), the worker pauses and resumes wherever it answers.
-  const worker = new FollowingWorker(db, config, options.concurrency, log);
+  const metrics = options.metricsPort === undefined ? undefined : createMetrics(() => db.pool);
+  const worker = new FollowingWorker(db, config, options.concurrency, log, metrics);
   await worker.start();
   const deliveries = startDeliveries(db, config, log);
   const payments = await startPayments(db, config, log);
-  log.info({ concurrency: options.concurrency }, 'worker started');
+  const metricsServer = metrics ? await serveWorkerMetrics(metrics, options.metricsPort!, config.host, config.metricsToken ?? null) : null;
+  log.info({ concurrency: options.concurrency, ...(metricsServer ? { metrics: `http://${config.host}:${options.metricsPort}/metrics` } : {}) }, 'worker started');
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -27,6 +31,7 @@ export async function workerCommand(options: { concurrency: number }): Promise<v
     await worker.stop();
     await deliveries.stop();
     await payments.stop();
+    await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
     await db.close();
     process.exit(0);
   };

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { hostSelectingClient, selectorFor } from './host-selection.js';
+import { countStatements } from './statement-count.js';
 
 // bigint columns come back as strings by default; money is bigint, so parse to bigint.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => BigInt(value));
@@ -57,6 +58,7 @@ export function createPool(url: string, options: PoolOptions = {}): Pool {
   // (ConnectionLost), and the client, no longer queryable, is discarded on release.
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    countStatements(client);
   });
   urls.set(pool, url);
   return pool;

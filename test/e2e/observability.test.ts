@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/database.js';
 import { refuseCapturesOnDemand } from '../support/refused-captures.js';
-import { startServer, waitUntil } from '../support/server.js';
+import { freePort, runTally, startServer, waitUntil } from '../support/server.js';
 import { Client, deliver, signDelivery } from '../support/client.js';
 import { createWorld, submitJob } from '../support/world.js';
 import { providerEvent, send, settledJob } from '../support/jobs.js';
@@ -255,6 +255,8 @@ describe('/metrics', () => {
         'tally_queue_depth',
         'tally_oldest_pending_event_age_seconds',
         'tally_dead_letters',
+        'tally_db_statements_total',
+        'tally_db_commits_total',
         'process_cpu_seconds_total',
         'nodejs_eventloop_lag_seconds',
       ]),
@@ -267,5 +269,37 @@ describe('/metrics', () => {
     expect(text).not.toContain('no-such-provider');
     expect(text).toMatch(new RegExp(`^tally_settle_duration_seconds_count\\{outcome="applied",provider="${provider}"\\} [1-9]`, 'm'));
     expect(text).toMatch(/^tally_settlements\{charge_type="capture"\} [1-9]/m);
+    // Counted at the driver: the deliveries above were statements and commits of this process.
+    expect(text).toMatch(/^tally_db_statements_total [1-9]/m);
+    expect(text).toMatch(/^tally_db_commits_total [1-9]/m);
+  });
+});
+
+describe('a standalone worker with --metrics-port', () => {
+  it('serves its own metrics — its settlements and its statements — behind the metrics token', async () => {
+    const port = await freePort();
+    const worker = runTally(['worker', '--concurrency', '1', '--metrics-port', String(port)], {
+      DATABASE_URL: db.url,
+      HOST: '127.0.0.1',
+      TALLY_METRICS_TOKEN: 'worker-metrics-token',
+      TALLY_RECONCILE_INTERVAL_SECONDS: '0',
+    });
+    try {
+      const url = `http://127.0.0.1:${port}/metrics`;
+      const scrape = () => fetch(url, { headers: { authorization: 'Bearer worker-metrics-token' } }).catch(() => null);
+      await waitUntil(async () => {
+        if (worker.child.exitCode !== null) throw new Error(`tally worker exited: ${worker.output()}`);
+        return (await scrape())?.status === 200;
+      }, 30_000);
+      expect((await fetch(url)).status).toBe(401);
+      expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
+      // Its claims are statements of its own, counted at the driver.
+      await waitUntil(async () => /^tally_db_statements_total [1-9]/m.test(await (await scrape())!.text()));
+      const text = await (await scrape())!.text();
+      expect(text).toMatch(/^# TYPE tally_settle_duration_seconds histogram$/m);
+      expect(text).toMatch(/^tally_queue_depth \d+$/m);
+    } finally {
+      expect(await worker.stop()).toBe(0);
+    }
   });
 });
