@@ -14,6 +14,7 @@ import { openApiOptions } from './openapi-document.js';
 import { BODY_LIMIT_BYTES } from './limits.js';
 import { REQUEST_ID_LOG_LABEL, requestIdOf, returnRequestId, withRequestId } from './request-id.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { uncachedProviders, type ProviderLookup } from '../catalog/provider-cache.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiApp, ApiContext } from './context.js';
 import { tenantRoutes } from './routes/tenants.js';
@@ -38,6 +39,8 @@ import { consoleRoutes } from '../console/routes.js';
 export interface AppOptions {
   pool: Pool;
   metrics?: Metrics;
+  /** how intake finds a webhook's provider; absent: read from the table at every delivery */
+  providers?: ProviderLookup;
   logLevel?: string;
   /** seals stored idempotent answers (the command loads it from TALLY_SECRET_KEY or the data folder); absent: ./.tally/secret-key */
   serverSecret?: Buffer;
@@ -102,7 +105,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       throw new ApiError(400, 'json_too_deep', `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
     }
   });
-  const context: ApiContext = { pool: options.pool, metrics: options.metrics ?? createMetrics(options.pool) };
+  const context: ApiContext = {
+    pool: options.pool,
+    metrics: options.metrics ?? createMetrics(options.pool),
+    providers: options.providers ?? uncachedProviders(options.pool),
+  };
   registerHealth(app, options.pool);
   // Types only: validation stays with the ajv configured above.
   const api: ApiApp = app.withTypeProvider<TypeBoxTypeProvider>();

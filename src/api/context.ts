@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
 import type { Pool } from '../db/pool.js';
 import type { Metrics } from './metrics.js';
+import type { ProviderLookup } from '../catalog/provider-cache.js';
 
 /**
  * The app as route modules see it: request body, params, query string and headers are
@@ -15,4 +16,6 @@ export type ApiApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpressi
 export interface ApiContext {
   pool: Pool;
   metrics: Metrics;
+  /** how intake finds a webhook's provider (serve: a ProviderCache) */
+  providers: ProviderLookup;
 }

@@ -2,6 +2,7 @@ import { dataDir, openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
 import { buildApp } from '../api/app.js';
 import { createMetrics } from '../api/metrics.js';
+import { ProviderCache } from '../catalog/provider-cache.js';
 import { startWorker, workerPoolOptions } from './worker-runtime.js';
 import { startDeliveries } from './outbound-runtime.js';
 import { startPayments } from './payments-runtime.js';
@@ -34,9 +35,12 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     // Black-box tests read the token from this line: keep its `TALLY_ADMIN_TOKEN=<token>` form.
     keptTokenLine = `TALLY_ADMIN_TOKEN=${kept.token} (${kept.created ? 'made and ' : ''}kept in ${kept.path}, which ./bin/tally commands read; set TALLY_ADMIN_TOKEN to choose your own)`;
   }
+  const providers = new ProviderCache(db.pool, db.url);
+  await providers.start();
   const app = await buildApp({
     pool: db.pool,
     metrics,
+    providers,
     logLevel: config.logLevel,
     checkResponses: config.checkResponses,
     serverSecret: await loadServerSecret(config),
@@ -73,6 +77,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     await worker?.stop();
     await deliveries?.stop();
     await payments?.stop();
+    await providers.stop();
     await db.close();
     process.exit(0);
   };

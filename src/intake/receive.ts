@@ -4,7 +4,8 @@ import type { Pool, Queryable } from '../db/pool.js';
 import { failpoint } from '../failpoints.js';
 import { holdsUnstorableText } from '../json-depth.js';
 import { isUuid, newId } from '../ids.js';
-import { findProvider, type ProviderRow } from '../catalog/providers.js';
+import type { ProviderRow } from '../catalog/providers.js';
+import type { ProviderLookup } from '../catalog/provider-cache.js';
 import type { JobRow } from '../jobs/rows.js';
 import { adapterFor } from '../webhooks/adapters/index.js';
 import { MAX_EVENT_KEY_LENGTH, type CanonicalEvent } from '../webhooks/canonical-event.js';
@@ -24,8 +25,14 @@ export interface IntakeResult {
  * the job, check identities, then persist the event — which is also its outbox
  * entry — in one transaction. 200 means durably accepted, not settled.
  */
-export async function receiveWebhook(pool: Pool, providerName: string, raw: Buffer, headers: IncomingHttpHeaders): Promise<IntakeResult> {
-  const provider = await findProvider(pool, providerName);
+export async function receiveWebhook(
+  pool: Pool,
+  providers: ProviderLookup,
+  providerName: string,
+  raw: Buffer,
+  headers: IncomingHttpHeaders,
+): Promise<IntakeResult> {
+  const provider = await providers.find(providerName);
   if (!provider) throw new WebhookRefused(404, 'not_found', `no provider named ${providerName}`);
   // Filled in as intake learns who the delivery is about; a refusal carries it to its log line.
   const known: RefusalContext = { provider: provider.name };

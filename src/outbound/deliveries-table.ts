@@ -28,6 +28,7 @@ export const DELIVERIES_TABLE: QueueTable = {
   claim: {
     eligible: 'exists (select 1 from webhook_endpoints e where e.id = c.endpoint_id and e.disabled_at is null)',
     order: 'c.next_attempt_at',
+    group: null,
     join: { from: 'outbound_messages m, webhook_endpoints e', on: 'm.id = w.message_id and e.id = w.endpoint_id' },
     returning: `w.id, w.claim_token, w.attempts, w.created_at, w.endpoint_id, e.tenant_id, e.url,
             array_remove(array[e.secret, case when e.previous_secret_expires_at > now() then e.previous_secret end], null) as secrets,

@@ -7,6 +7,9 @@ import type { ClaimedEvent, EventClaim } from './types.js';
  * - per-job order: an event is eligible only when no earlier event of its job is still
  *   unsettled, so a job's events settle in the order intake numbered them, and one
  *   waiting in backoff holds back only its own job;
+ * - one tenant per claim: the first ready event names the tenant, the batch is that
+ *   tenant's ready events (webhook_events_tenant_claim_idx, migrations/0022), so the
+ *   batches of concurrent loops lock different wallets (bench/RESULTS.md, round three);
  * - the walk in (run_after, seq), the order of webhook_events_claim_order_idx
  *   (migrations/0016), so the claim stops at its limit (test/integration/claim-plan.test.ts);
  * - planned at every call: a prepared claim kept the plan it got when the table was small,
@@ -36,6 +39,7 @@ export const EVENTS_TABLE: QueueTable = {
            select 1 from webhook_events earlier
            where earlier.job_id = c.job_id and earlier.seq < c.seq and ${unsettledSql('earlier')})`,
     order: 'c.run_after, c.seq',
+    group: 'tenant_id',
     join: null,
     returning: 'w.provider, w.event_key, w.tenant_id, w.job_id, w.seq, w.type, w.event, w.usage, w.attempts, w.fencing_token',
     plan: 'per_call',

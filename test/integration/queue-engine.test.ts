@@ -44,7 +44,7 @@ const ITEMS: QueueTable = {
   attempts: { column: 'attempts', counted: 'at_claim' },
   error: 'last_error',
   deadAlso: null,
-  claim: { eligible: null, order: 'c.due_at, c.id', join: null, returning: 'w.id, w.token, w.attempts', plan: 'per_call' },
+  claim: { eligible: null, order: 'c.due_at, c.id', group: null, join: null, returning: 'w.id, w.token, w.attempts', plan: 'per_call' },
 };
 
 interface Item {

@@ -82,7 +82,7 @@ function settingsError(error: unknown): never {
   throw error;
 }
 
-export function providerRoutes(app: ApiApp, { pool }: ApiContext): void {
+export function providerRoutes(app: ApiApp, { pool, providers }: ApiContext): void {
   const admin = requireAccess('admin', pool);
   app.post(
     '/v1/providers',
@@ -126,6 +126,9 @@ export function providerRoutes(app: ApiApp, { pool }: ApiContext): void {
     },
     async (request) => {
       const row = await withTransaction(pool, (tx) => updateProvider(tx, request.params.name, request.body).catch(settingsError));
+      // Committed: a secret revoked here verifies nothing from the next delivery this
+      // process receives on (other processes drop theirs at the change's notification).
+      providers.changed();
       if (!row) throw notFound('provider');
       warnIfUnbound(request.log, row);
       return providerView(row);

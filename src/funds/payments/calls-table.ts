@@ -24,6 +24,7 @@ export const STRIPE_CALLS_TABLE: QueueTable = {
   claim: {
     eligible: null,
     order: 'c.run_after',
+    group: null,
     join: null,
     returning: 'w.id, w.grant_id, w.tenant_id, w.wallet_id, w.idempotency_key, w.params, w.attempts, w.fencing_token, w.created_at',
     plan: 'prepared',

@@ -24,6 +24,7 @@ export const STRIPE_EVENTS_TABLE: QueueTable = {
   claim: {
     eligible: null,
     order: 'c.run_after',
+    group: null,
     join: null,
     returning: 'w.id, w.type, w.livemode, w.payload, w.attempts, w.fencing_token, w.waiting_since',
     plan: 'per_call',

@@ -51,6 +51,9 @@ function keyJoin(table: QueueTable): string {
  * plan that guessed the batch large hashed `ready` against a sequential scan of the
  * whole table (bench/claim-explain.ts); the arrays are an index condition instead.
  * The limit is written into the text, so any plan of it knows the limit is small.
+ *
+ * A grouped queue (table.ts: claim.group) takes its batch from one group: `first` finds
+ * the first claimable row in the order (and locks it), `ready` walks that group's rows.
  */
 export function claimSql(table: QueueTable, limit: number, named = false): string {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`a claim takes at least one row; got ${limit}`);
@@ -66,12 +69,26 @@ export function claimSql(table: QueueTable, limit: number, named = false): strin
       ? [`${table.attempts.column} = w.${table.attempts.column} + case when w.${states.column} = '${states.claimed}' then 0 else 1 end`]
       : []),
   ];
-  return `with ready as (
-       select ${table.key.map((k) => `c.${k.column}`).join(', ')}
-       from ${table.table} c
-       where ${stateInSql(table, 'c', states.claimable)}
+  const claimable = `${stateInSql(table, 'c', states.claimable)}
          and ${which}
-         and (c.${table.lease} is null or c.${table.lease} < now())${claim.eligible ? `\n         and ${claim.eligible}` : ''}
+         and (c.${table.lease} is null or c.${table.lease} < now())${claim.eligible ? `\n         and ${claim.eligible}` : ''}`;
+  const keys = table.key.map((k) => `c.${k.column}`).join(', ');
+  // Grouped: the first claimable row names the group, the batch is that group's rows.
+  const grouped = claim.group !== null && !named && limit > 1;
+  const first = grouped
+    ? `first as (
+       select c.${claim.group} from ${table.table} c
+       where ${claimable}
+       order by ${claim.order}
+       limit 1
+       for update of c skip locked
+     ), `
+    : '';
+  return `with ${first}ready as (
+       select ${keys}
+       from ${table.table} c${grouped ? ', first' : ''}
+       where ${grouped ? `c.${claim.group} = first.${claim.group}
+         and ` : ''}${claimable}
        order by ${claim.order}
        limit ${limit}
        for update of c skip locked

@@ -72,6 +72,14 @@ export interface QueueTable {
     readonly eligible: string | null;
     /** the walk's order over `c`, matching an index so the walk stops at its limit */
     readonly order: string;
+    /**
+     * A column that one claim never crosses (webhook_events: tenant_id), or null. A claim
+     * then takes the first claimable row in the order, and more rows only of its value:
+     * each batch is one tenant's, so concurrent batches lock different wallets instead of
+     * queueing on each other's, and every statement of a batch names one tenant (one
+     * shard when distributed by tenant). An index on (group, order…) serves the walk.
+     */
+    readonly group: string | null;
     /** tables joined to `w` for what a claim returns, with their join condition */
     readonly join: { readonly from: string; readonly on: string } | null;
     /** what a claim returns, over `w` and the join */
