@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cleanup } from './cleanup.js';
 import { freePort } from './free-port.js';
+import { kill, postmasterPidOf, type Killed, type KillMode } from './kill.js';
 import { MonitorState, isWhole } from './monitor-state.js';
 import { PgAutoctl } from './pg-autoctl.js';
 import type { Toolchain } from './preflight.js';
@@ -20,7 +20,9 @@ export interface DataNode {
   name: string;
   port: number;
   pgdata: string;
+  /** its `pg_autoctl run`; a new one once a killed node is started again */
   keeper: LoggedProcess;
+  logPath: string;
 }
 
 /** The one database the formation serves, and Tally's. */
@@ -72,9 +74,10 @@ export class Formation {
       ]);
       // The standby is a base backup of the primary's folder, configuration included.
       if (nodes.length === 0) await appendFile(join(pgdata, 'postgresql.conf'), SMALL_FOOTPRINT);
-      const keeper = autoctl.keeper(name, pgdata, join(logDir, `pg_autoctl-${name}.log`));
-      cleanup.add(`stop ${name}`, () => stopKeeper(keeper, pgdata));
-      nodes.push({ name, port, pgdata, keeper });
+      const logPath = join(logDir, `pg_autoctl-${name}.log`);
+      const node: DataNode = { name, port, pgdata, logPath, keeper: autoctl.keeper(name, pgdata, logPath) };
+      cleanup.add(`stop ${name}`, () => stopKeeper(node.keeper, pgdata));
+      nodes.push(node);
       // The standby copies the primary, so the primary must be up and registered first.
       if (nodes.length === 1) {
         await waitFor(
@@ -100,12 +103,18 @@ export class Formation {
     return this.byName(primary.name);
   }
 
-  /** SIGKILL to the node's postmaster, the pid its postmaster.pid names. Returns that pid. */
-  killPostmaster(node: DataNode): number {
-    const pid = postmasterPid(node.pgdata);
-    if (pid === null) throw new Error(`${node.name} has no running postmaster to kill`);
-    process.kill(pid, 'SIGKILL');
-    return pid;
+  /** SIGKILL to the node (kill.ts says what each mode kills). */
+  kill(node: DataNode, mode: KillMode): Killed {
+    return kill(mode, node.pgdata, node.keeper.pid);
+  }
+
+  /**
+   * A killed node's `pg_autoctl run` started again, as after its machine came back:
+   * pg_auto_failover then has it rewind (pg_rewind) and follow the new primary.
+   */
+  restartKeeper(node: DataNode): void {
+    if (node.keeper.running()) return;
+    node.keeper = this.autoctl.keeper(node.name, node.pgdata, node.logPath);
   }
 
   /** `pg_autoctl show uri --formation default`: the multi-host URL pg_auto_failover gives applications. */
@@ -114,6 +123,11 @@ export class Formation {
     const uri = output.split('\n').find((line) => /^postgres(ql)?:\/\//.test(line.trim()));
     if (!uri) throw new Error(`pg_autoctl show uri printed no URL:\n${output}`);
     return uri.trim();
+  }
+
+  /** `pg_autoctl get formation settings`: number_sync_standbys, synchronous_standby_names, each node's quorum and priority. */
+  settings(): Promise<string> {
+    return this.autoctl.command(['get', 'formation', 'settings', '--pgdata', this.monitorData]);
   }
 
   /** `pg_autoctl show events`, for the run's logs. */
@@ -128,23 +142,9 @@ export class Formation {
   }
 }
 
-/** The postmaster's pid from its postmaster.pid, when that process is alive. */
-export function postmasterPid(pgdata: string): number | null {
-  const file = join(pgdata, 'postmaster.pid');
-  if (!existsSync(file)) return null;
-  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) return null;
-  try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    return cmdline.includes('postgres') ? pid : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The keeper stops its PostgreSQL on SIGTERM; a postmaster it left behind (keeper killed) is SIGKILLed. */
 async function stopKeeper(keeper: LoggedProcess, pgdata: string): Promise<void> {
   await keeper.stop('SIGTERM', 20_000);
-  const orphan = postmasterPid(pgdata);
+  const orphan = postmasterPidOf(pgdata);
   if (orphan !== null) process.kill(orphan, 'SIGKILL');
 }

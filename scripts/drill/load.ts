@@ -16,7 +16,7 @@ import { CURRENCY, LIMITS, type Tenant, type World } from './world.js';
 
 export const TOP_UP = '0.250000';
 /** A failover must not turn the steady rate into an unbounded pile of waiting jobs. */
-const MAX_JOBS_IN_FLIGHT = 200;
+export const MAX_JOBS_IN_FLIGHT = 200;
 
 export interface AcknowledgedCredit {
   tenant: Tenant;

@@ -1,18 +1,19 @@
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadBackoff, loadSimulator } from './app.js';
 import { Cleanup } from './cleanup.js';
 import { FetchRecorder } from './fetch-recorder.js';
 import { Formation } from './formation.js';
 import { HealthWatch } from './health-watch.js';
+import { KILL_MODES, type KillMode } from './kill.js';
 import { SteadyLoad } from './load.js';
 import { prepareTallyDatabase, TALLY_ROLE } from './node-db.js';
 import { preflight, PreflightFailure } from './preflight.js';
 import { Progress } from './progress.js';
 import { runRound, type RoundFigures } from './round.js';
-import { formatRound, formatSummary } from './summary.js';
+import { doubledCount, formatRound, formatSummary, lostCount } from './summary.js';
 import { startFleet } from './tally-fleet.js';
 import { tallyDatabaseUrl } from './tally-url.js';
 import { createWorld } from './world.js';
@@ -21,9 +22,10 @@ import { createWorld } from './world.js';
  * `npm run drill:failover [-- options]`: a failover drill with a real failover manager.
  * A pg_auto_failover monitor and two nodes (primary + synchronous standby) on this
  * machine, Tally's serve and two workers on the formation's multi-host URL, a steady
- * load of jobs with duplicate webhooks, the primary's postmaster SIGKILLed, and
- * pg_auto_failover left to promote the standby. Then every acknowledged effect is looked
- * for on the new primary. See docs/operations/failover-drill.md.
+ * load of jobs with duplicate webhooks, then the primary SIGKILLed (its postmaster, and
+ * by default its pg_autoctl too: kill.ts) and pg_auto_failover left to promote the
+ * standby. Every acknowledged effect is then looked for on the new primary, and the old
+ * primary brought back as a standby. See docs/operations/failover-drill.md.
  */
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -45,6 +47,14 @@ const program = new Command('drill:failover')
   .option('--rate <jobs>', 'jobs started per second (each with its webhook deliveries and duplicates)', positive('--rate'), 5)
   .option('--warmup <seconds>', 'load before the kill', positive('--warmup'), 8)
   .option('--after <seconds>', 'load after the kill', positive('--after'), 15)
+  .addOption(
+    new Option(
+      '--kill <what>',
+      'node: its pg_autoctl and postmaster, as if its machine died; postmaster: the postmaster alone (its pg_autoctl may restart it in place)',
+    )
+      .choices(KILL_MODES)
+      .default('node'),
+  )
   .option('--tenants <n>', 'tenants, each with a wallet', positive('--tenants'), 4)
   .option('--seed <n>', 'the simulator seed (scenarios and duplicates)', positive('--seed'))
   .option('--log-dir <dir>', 'keep every log (Tally, pg_autoctl, the monitor events) and the figures as JSON there')
@@ -56,6 +66,7 @@ interface Options {
   rate: number;
   warmup: number;
   after: number;
+  kill: KillMode;
   tenants: number;
   seed?: number;
   logDir?: string;
@@ -83,6 +94,7 @@ async function main(options: Options): Promise<boolean> {
     );
     if (session.synchronousCommit !== 'on' || session.standbyNames === '')
       throw new Error('replication is not synchronous: the drill would prove nothing');
+    say(`pg_autoctl get formation settings:\n${(await formation.settings()).trimEnd()}`);
     const formationUri = await formation.formationUri();
     const databaseUrl = tallyDatabaseUrl(formationUri, TALLY_ROLE);
     say(`pg_autoctl show uri --formation default: ${formationUri}\nDATABASE_URL given to Tally:            ${databaseUrl}`);
@@ -113,7 +125,7 @@ async function main(options: Options): Promise<boolean> {
       const figures = await runRound(
         round,
         { formation, fleet, world, load, recorder, health, progress, say },
-        { warmupSeconds: options.warmup, afterSeconds: options.after },
+        { warmupSeconds: options.warmup, afterSeconds: options.after, kill: options.kill },
       );
       rounds.push(figures);
       process.stdout.write(`${formatRound(figures)}\n`);
@@ -125,7 +137,7 @@ async function main(options: Options): Promise<boolean> {
       join(logDir, 'figures.json'),
       JSON.stringify(rounds, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2),
     );
-    return rounds.every((r) => r.ok);
+    return rounds.every((r) => r.ok && lostCount(r) === 0 && doubledCount(r) === 0);
   } finally {
     say('cleaning up: stopping Tally, pg_autoctl and PostgreSQL, removing the temp dir');
     await cleanup.run(say);
