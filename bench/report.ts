@@ -269,6 +269,15 @@ export function formatReport(report: BenchReport): string {
         );
       }
     }
+    const writes = s.profile.tableWrites.slice(0, 10);
+    if (writes.length > 0) {
+      const n = s.jobs;
+      lines.push(
+        `  rows written per job (inserts + updates, HOT share; indexes): ${writes
+          .map((t) => `${t.table} ${num(t.inserts / n, 2)} + ${num(t.updates / n, 2)}${t.updates > 0 ? ` (${pct(t.hotUpdates / t.updates)} HOT)` : ''}; ${t.indexes}`)
+          .join(' · ')}`,
+      );
+    }
     if (s.profile.claim)
       lines.push(`  claim query with ${s.profile.claim.backlog} events open: ${num(s.profile.claim.executionMs, 2)} ms (EXPLAIN ANALYZE)`);
     for (const st of s.profile.statements.slice(0, 6)) {

@@ -16,6 +16,7 @@ import { verifyMoney, type Verification } from './verify.js';
 import { startWaitSampler, type WaitProfile } from './waits.js';
 import { CURRENCY, MODEL, buildWorld, type World } from './world.js';
 import { countsBetween, readDriverCounts } from './driver-counts.js';
+import { snapshotTableWrites, tableWritesBetween, type TableWrites } from './table-writes.js';
 
 export type ScenarioName = 'hot' | 'spread';
 
@@ -72,6 +73,8 @@ export interface ScenarioResult {
     transactionsPerJob: number | null;
     /** WAL bytes PostgreSQL wrote per job in the window (pg_current_wal_lsn) */
     walBytesPerJob: number | null;
+    /** rows written per table in the window (and by the verification's few writes) */
+    tableWrites: TableWrites[];
     /** PostgreSQL time per job executing and planning Tally's statements (lock waits included), ms */
     executeMsPerJob: number | null;
     planMsPerJob: number | null;
@@ -178,6 +181,7 @@ export async function runScenario(config: ScenarioConfig): Promise<ScenarioResul
     if (statStatements) await resetStatements(pool);
     const before = snapshot(server, workers, config.postmasterPid);
     const countsBefore = config.separate ? null : await readDriverCounts(pool, metricsUrls);
+    const tablesBefore = await snapshotTableWrites(pool);
     const sampler = config.profile ? startWaitSampler(pool) : null;
     const { load, claim } = await deliverAndSettle(config, world, pool, () => processes, config.separate ? startWorkers : null);
     const after = snapshot(server, workers, config.postmasterPid);
@@ -190,6 +194,9 @@ export async function runScenario(config: ScenarioConfig): Promise<ScenarioResul
 
     note(`${title} verifying the money`);
     const verification = await verifyMoney(pool, url, world, load);
+    // Their backends flush their table statistics as they exit.
+    await Promise.all(processes.map((p) => p.stop()));
+    const tableWrites = tableWritesBetween(tablesBefore, await snapshotTableWrites(pool));
     const n = config.jobs;
     return {
       name: config.name,
@@ -213,6 +220,7 @@ export async function runScenario(config: ScenarioConfig): Promise<ScenarioResul
         statementsPerJob: counts ? counts.statements / n : statements ? statements.totalCalls / n : null,
         transactionsPerJob: counts ? counts.commits / n : statements ? statements.commits / n : null,
         walBytesPerJob: counts ? counts.walBytes / n : null,
+        tableWrites,
         executeMsPerJob: statements ? statements.totalMs / n : null,
         planMsPerJob: statements ? statements.planMs / n : null,
         statements: (statements?.statements ?? []).slice(0, TOP_STATEMENTS).map((s) => ({ ...s, callsPerJob: s.calls / n })),
