@@ -6,11 +6,11 @@ import { loadBackoff, loadSimulator } from './app.js';
 import { Cleanup } from './cleanup.js';
 import { FetchRecorder } from './fetch-recorder.js';
 import { Formation } from './formation.js';
-import { HealthWatch } from './health-watch.js';
 import { KILL_MODES, type KillMode } from './kill.js';
 import { SteadyLoad } from './load.js';
 import { prepareTallyDatabase, TALLY_ROLE } from './node-db.js';
 import { preflight, PreflightFailure } from './preflight.js';
+import { ProbeWatch } from './probe-watch.js';
 import { Progress } from './progress.js';
 import { runRound, type RoundFigures } from './round.js';
 import { doubledCount, formatRound, formatSummary, lostCount } from './summary.js';
@@ -103,9 +103,12 @@ async function main(options: Options): Promise<boolean> {
     say(`tally: serve on ${fleet.baseUrl} (no in-process worker), worker-1 and worker-2; migrations applied`);
     const recorder = new FetchRecorder();
     recorder.install();
-    const health = new HealthWatch(fleet.baseUrl);
+    // A load balancer's readiness probe, and a Prometheus scrape every second.
+    const health = new ProbeWatch(`${fleet.baseUrl}/healthz`, 100);
+    const scrape = new ProbeWatch(`${fleet.baseUrl}/metrics`, 1_000);
     health.start();
-    cleanup.add('stop watching /healthz', () => health.stop());
+    scrape.start();
+    cleanup.add('stop watching /healthz and /metrics', () => (health.stop(), scrape.stop()));
     const world = await createWorld(fleet.baseUrl, fleet.adminToken, options.tenants);
     const seed = options.seed ?? Math.floor(Math.random() * 1_000_000);
     const load = new SteadyLoad(world, await loadSimulator(), await loadBackoff(), {
@@ -124,7 +127,7 @@ async function main(options: Options): Promise<boolean> {
     for (let round = 1; round <= count; round++) {
       const figures = await runRound(
         round,
-        { formation, fleet, world, load, recorder, health, progress, say },
+        { formation, fleet, world, load, recorder, health, scrape, progress, say },
         { warmupSeconds: options.warmup, afterSeconds: options.after, kill: options.kill },
       );
       rounds.push(figures);

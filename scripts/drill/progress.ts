@@ -1,7 +1,7 @@
 import type { FetchRecorder } from './fetch-recorder.js';
-import type { HealthWatch } from './health-watch.js';
 import type { SteadyLoad } from './load.js';
 import { describeStates, type MonitorState } from './monitor-state.js';
+import type { ProbeWatch } from './probe-watch.js';
 
 /** A line on stderr every two seconds while the load runs: the formation, the traffic, the failures. */
 export class Progress {
@@ -13,7 +13,7 @@ export class Progress {
     private readonly monitor: MonitorState,
     private readonly load: SteadyLoad,
     private readonly recorder: FetchRecorder,
-    private readonly health: HealthWatch,
+    private readonly health: ProbeWatch,
   ) {}
 
   start(phase: string): void {

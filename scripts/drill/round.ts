@@ -2,14 +2,15 @@ import type { Check, LossAndDoubling } from './checks.js';
 import { FailoverWatch } from './failover-watch.js';
 import type { FetchRecorder } from './fetch-recorder.js';
 import type { Formation } from './formation.js';
-import type { HealthWatch } from './health-watch.js';
 import type { KillMode } from './kill.js';
 import type { SteadyLoad } from './load.js';
 import { messagesBetween, type MessageSeen } from './log-lines.js';
 import type { MonitorEvent } from './monitor-state.js';
+import { webhookErrorsCounted } from './metrics-probe.js';
 import { nodePool } from './node-db.js';
 import { awaitOutcome, bringBack, type Rejoin } from './outcome.js';
 import { waitFor } from './processes.js';
+import type { ProbeWatch } from './probe-watch.js';
 import type { Progress } from './progress.js';
 import { settlementsSince } from './settled.js';
 import type { TallyFleet } from './tally-fleet.js';
@@ -37,7 +38,8 @@ export interface RoundContext {
   world: World;
   load: SteadyLoad;
   recorder: FetchRecorder;
-  health: HealthWatch;
+  health: ProbeWatch;
+  scrape: ProbeWatch;
   progress: Progress;
   say: (line: string) => void;
 }
@@ -62,6 +64,9 @@ export interface RoundFigures extends LossAndDoubling {
   otherFailures: Record<string, number>;
   failuresBeforeKill: number;
   msHealthzNot200: number;
+  msMetricsNot200: number;
+  /** since the start: tally_webhooks_total{outcome="error"} on serve, and the 503s the drill's deliveries got */
+  webhookErrors: { counter: number | null; seen: number };
   acknowledged: { jobs: number; deliveries: number; credits: number };
   /** ticks of the steady rate that started no job, too many being still in flight (so far) */
   jobsNotStarted: number;
@@ -162,6 +167,11 @@ export async function runRound(round: number, ctx: RoundContext, options: RoundO
         otherFailures,
         failuresBeforeKill: recorder.between(startedAt, killedAt).length,
         msHealthzNot200: health.unhealthyMs(killedAt, stoppedAt),
+        msMetricsNot200: ctx.scrape.unhealthyMs(killedAt, stoppedAt),
+        webhookErrors: {
+          counter: await webhookErrorsCounted(fleet.baseUrl),
+          seen: recorder.between(0).filter((f) => f.status === 503 && f.what.startsWith('POST /v1/webhooks/')).length,
+        },
         acknowledged: { jobs: load.jobs.length, deliveries: load.deliveries.size, credits: load.credits.length },
         jobsNotStarted: load.skippedTicks,
         reconcile,

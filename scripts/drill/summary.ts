@@ -41,7 +41,9 @@ export function formatRound(r: RoundFigures): string {
     ...r.messages.map(
       (m) => `    tally ${m.process.padEnd(8)} ${since(m.first, r.killedAt)} … ${since(m.last, r.killedAt)}  ×${m.count}  "${m.msg}"`,
     ),
-    `    /healthz answered other than 200 for ${r.msHealthzNot200} ms; ${r.settlementsAfterKill} settlements committed on ${r.primaryAfter} after the kill`,
+    `    /healthz answered other than 200 for ${r.msHealthzNot200} ms, /metrics for ${r.msMetricsNot200} ms (scraped every second); ` +
+      `tally_webhooks_total{outcome="error"} = ${r.webhookErrors.counter ?? '?'} (deliveries answered 503 since the start, as the drill saw them: ${r.webhookErrors.seen})`,
+    `    ${r.settlementsAfterKill} settlements committed on ${r.primaryAfter} after the kill`,
   ];
   return lines.join('\n');
 }

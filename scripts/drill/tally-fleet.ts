@@ -22,25 +22,20 @@ export interface TallyFleet {
   crashed(): string[];
 }
 
-/**
- * A claim's lease: events a worker had claimed when the primary died wait this long
- * before another claim. Tally's default is 60 s; the drill's runs are short, so the
- * backlog of a failover drains within the run (as in test/ha/failover-run.ts).
- */
-export const DRILL_LEASE_SECONDS = '10';
-
 export async function startFleet(databaseUrl: string, workDir: string, logDir: string, cleanup: Cleanup): Promise<TallyFleet> {
   const adminToken = randomBytes(24).toString('hex');
   await mkdir(join(workDir, 'tally'), { recursive: true });
   const env = {
-    ...process.env,
+    // The drill's settings and nothing inherited: a TALLY_* or DATABASE_URL of the shell it
+    // runs in must not change what it measures. Everything it does not set is as deployed —
+    // the claim lease (60 s) and the statement timeout derived from it (20 s) included.
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(TALLY_|DATABASE_URL$|PORT$|HOST$|LOG_LEVEL$)/.test(name))),
     DATABASE_URL: databaseUrl,
     HOST: '127.0.0.1',
     TALLY_ADMIN_TOKEN: adminToken,
     // Every serve of one database shares it (it seals stored idempotent answers).
     TALLY_SECRET_KEY: randomBytes(32).toString('hex'),
     TALLY_DATA_DIR: join(workDir, 'tally'),
-    TALLY_LEASE_SECONDS: DRILL_LEASE_SECONDS,
     LOG_LEVEL: 'info',
   };
   const migrate = await runToEnd(process.execPath, [TALLY_BIN, 'migrate'], { env });

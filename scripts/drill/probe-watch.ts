@@ -1,26 +1,27 @@
 /**
- * What a load balancer's readiness probe sees during the drill: GET /healthz every
- * 100 ms, each change of answer kept with its time (200 ok, 503 database_unavailable,
- * no answer at all).
+ * What the operator's probes see during the drill: GET /healthz (a load balancer's
+ * readiness probe) or /metrics (a Prometheus scrape) at a steady interval, each change of
+ * answer kept with its time (200, 503, no answer at all).
  */
 
-export interface HealthChange {
+export interface ProbeChange {
   at: number;
   /** 0: no answer */
   status: number;
 }
 
-const EVERY_MS = 100;
-
-export class HealthWatch {
-  readonly changes: HealthChange[] = [];
+export class ProbeWatch {
+  readonly changes: ProbeChange[] = [];
   private timer: NodeJS.Timeout | null = null;
   private busy = false;
 
-  constructor(private readonly baseUrl: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly everyMs: number,
+  ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.look(), EVERY_MS);
+    this.timer = setInterval(() => void this.look(), this.everyMs);
   }
 
   stop(): void {
@@ -31,7 +32,7 @@ export class HealthWatch {
     return this.changes.at(-1)?.status ?? null;
   }
 
-  /** Milliseconds /healthz answered other than 200 within [from, to). */
+  /** Milliseconds it answered other than 200 within [from, to). */
   unhealthyMs(from: number, to: number): number {
     let total = 0;
     let state = [...this.changes].reverse().find((c) => c.at <= from)?.status ?? 200;
@@ -49,7 +50,7 @@ export class HealthWatch {
     // A probe still waiting for its answer is not stacked on.
     if (this.busy) return;
     this.busy = true;
-    const status = await fetch(`${this.baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })
+    const status = await fetch(this.url, { signal: AbortSignal.timeout(2_000) })
       .then((r) => r.status)
       .catch(() => 0);
     this.busy = false;
