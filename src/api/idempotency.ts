@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool, PoolClient } from '../db/pool.js';
+import { NO_TENANT } from '../db/distribution.js';
 import { withSavepoint, withTransaction } from '../db/transaction.js';
 import { isUuid } from '../ids.js';
 import { findIdempotentAnswer, insertIdempotentAnswer, tryLockIdempotencyKey } from '../idempotency/keys.js';
@@ -73,6 +74,8 @@ export async function runIdempotent(
 
 /** Who asked for which call: the identity of "the same request", whatever the URL's spelling. */
 interface Scope {
+  /** whose row it is: the calling tenant's, or NO_TENANT for the admin (src/db/distribution.ts) */
+  tenantId: string;
   principal: string;
   method: string;
   /** the route's template, e.g. /v1/wallets/:id/credits */
@@ -86,8 +89,10 @@ interface Scope {
 function scopeOf(request: FastifyRequest, rawKey: string): Scope {
   const route = request.routeOptions.url;
   if (!route) throw new Error('runIdempotent needs a matched route');
+  const principal = request.principal!;
   return {
-    principal: principalKey(request.principal!),
+    tenantId: principal.kind === 'tenant' ? principal.tenantId : NO_TENANT,
+    principal: principalKey(principal),
     method: request.method,
     route,
     path: canonicalPath(route, request.params as Record<string, string>),

@@ -8,6 +8,8 @@ import type { Queryable } from '../db/pool.js';
 
 /** Who asked for which call, as stored: the row's identity. */
 export interface IdempotencyScope {
+  /** the row's tenant: the calling tenant's, NO_TENANT for the admin's calls (src/db/distribution.ts) */
+  tenantId: string;
   principal: string;
   method: string;
   /** the template filled with the canonical ids it names */
@@ -38,8 +40,8 @@ export async function tryLockIdempotencyKey(tx: Queryable, scope: IdempotencySco
 export async function findIdempotentAnswer(db: Queryable, scope: IdempotencyScope): Promise<StoredAnswer | null> {
   const existing = await db.query<StoredAnswer>(
     `select request_hash, response_status, response_body from idempotency_keys
-     where principal = $1 and method = $2 and path = $3 and key = $4`,
-    [scope.principal, scope.method, scope.path, scope.key],
+     where tenant_id = $5 and principal = $1 and method = $2 and path = $3 and key = $4`,
+    [scope.principal, scope.method, scope.path, scope.key, scope.tenantId],
   );
   return existing.rows[0] ?? null;
 }
@@ -50,9 +52,9 @@ export async function insertIdempotentAnswer(
   row: IdempotencyScope & { route: string; requestHash: Buffer; status: number; body: unknown },
 ): Promise<void> {
   await tx.query(
-    `insert into idempotency_keys (principal, method, route, path, key, request_hash, response_status, response_body)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [row.principal, row.method, row.route, row.path, row.key, row.requestHash, row.status, JSON.stringify(row.body)],
+    `insert into idempotency_keys (principal, method, route, path, key, request_hash, response_status, response_body, tenant_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [row.principal, row.method, row.route, row.path, row.key, row.requestHash, row.status, JSON.stringify(row.body), row.tenantId],
   );
 }
 

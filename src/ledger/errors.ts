@@ -29,6 +29,14 @@ export class JobNotFound extends Error {
   }
 }
 
+/** Another tenant's job of the provider has this provider_job_ref (ledger/job-writes.ts). */
+export class ProviderJobRefTaken extends Error {
+  constructor(readonly provider: string) {
+    super(`another job of provider ${provider} has this provider_job_ref`);
+    this.name = 'ProviderJobRefTaken';
+  }
+}
+
 /**
  * A settlement with our key exists but belongs to another job, phase or version. Keys
  * are composed from those, so this is a bug or tampering — never "a duplicate".

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { tenantRuns } from '../db/tenant-groups.js';
 import { holdKey } from '../lifecycle/index.js';
 import { findSystemAccountId } from './accounts.js';
 import { InsufficientFunds, WalletNotFound } from './errors.js';
@@ -105,13 +106,20 @@ async function checkWallet(tx: Queryable, walletId: string, guard: FundsGuard): 
   return row ? { rows: [], balance: row.balance } : null;
 }
 
-/** The holds of `jobIds`, by job; a job without one is a bug (every job reserves). */
-export async function findHolds(tx: Queryable, jobIds: readonly string[]): Promise<Map<string, HoldRow>> {
-  const result = await tx.query<HoldRow>({
-    name: 'find_holds',
-    text: 'select * from holds where job_id = any($1::uuid[])',
-    values: [jobIds],
-  });
+/**
+ * The holds of `jobIds`, by job; a job without one is a bug (every job reserves). With
+ * the jobs' tenant (a settlement batch has one), the statement names it.
+ */
+export async function findHolds(tx: Queryable, jobIds: readonly string[], tenantId?: string): Promise<Map<string, HoldRow>> {
+  const result = await tx.query<HoldRow>(
+    tenantId === undefined
+      ? { name: 'find_holds', text: 'select * from holds where job_id = any($1::uuid[])', values: [jobIds] }
+      : {
+          name: 'find_tenant_holds',
+          text: 'select * from holds where tenant_id = $2 and job_id = any($1::uuid[])',
+          values: [jobIds, tenantId],
+        },
+  );
   const holds = new Map(result.rows.map((h) => [h.job_id, h]));
   for (const jobId of jobIds) if (!holds.has(jobId)) throw new Error(`job ${jobId} has no hold`);
   return holds;
@@ -119,27 +127,31 @@ export async function findHolds(tx: Queryable, jobIds: readonly string[]): Promi
 
 export interface HoldResolution {
   jobId: string;
+  tenantId: string;
   posted: bigint;
   voided: bigint;
   settlementKey: string;
 }
 
 /**
- * Resolves each hold once, all in one statement: the trigger holds_resolve_once refuses a
- * second resolution (a backstop the job lock makes unreachable in a correct run).
+ * Resolves each hold once, one statement per tenant (a settlement batch's one): the
+ * trigger holds_resolve_once refuses a second resolution (a backstop the job lock makes
+ * unreachable in a correct run).
  */
 export async function resolveHolds(tx: Queryable, resolutions: readonly HoldResolution[]): Promise<void> {
-  if (resolutions.length === 0) return;
-  await tx.query({
-    name: 'resolve_holds',
-    text: `update holds h set posted = r.posted, voided = r.voided, resolved_by = r.settlement_key, resolved_at = now()
-     from unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[]) as r(job_id, posted, voided, settlement_key)
-     where h.job_id = r.job_id`,
-    values: [
-      resolutions.map((r) => r.jobId),
-      resolutions.map((r) => r.posted.toString()),
-      resolutions.map((r) => r.voided.toString()),
-      resolutions.map((r) => r.settlementKey),
-    ],
-  });
+  for (const run of tenantRuns(resolutions, (r) => r.tenantId)) {
+    await tx.query({
+      name: 'resolve_holds',
+      text: `update holds h set posted = r.posted, voided = r.voided, resolved_by = r.settlement_key, resolved_at = now()
+       from unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::text[]) as r(job_id, posted, voided, settlement_key)
+       where h.tenant_id = $5 and h.job_id = r.job_id`,
+      values: [
+        run.items.map((r) => r.jobId),
+        run.items.map((r) => r.posted.toString()),
+        run.items.map((r) => r.voided.toString()),
+        run.items.map((r) => r.settlementKey),
+        run.tenantId,
+      ],
+    });
+  }
 }

@@ -1,4 +1,6 @@
 import type { Queryable } from '../db/pool.js';
+import { ForeignKeyViolation, mapDatabaseError } from '../db/errors.js';
+import { ProviderJobRefTaken, WalletNotFound } from './errors.js';
 import type { JobRow } from './locked-job.js';
 
 /**
@@ -27,39 +29,76 @@ export interface NewJob {
 
 /** A submitted job, state reserved; its hold is reserved next in the same transaction (jobs/submit.ts). */
 export async function insertJob(tx: Queryable, job: NewJob): Promise<JobRow> {
-  const inserted = await tx.query<JobRow>(
-    `insert into jobs (id, tenant_id, wallet_id, provider, provider_job_ref, model, currency, price_version_id,
+  if (job.providerJobRef !== null) await refuseRefOfAnotherTenant(tx, job.provider, job.providerJobRef, job.tenantId);
+  const inserted = await tx
+    .query<JobRow>(
+      `insert into jobs (id, tenant_id, wallet_id, provider, provider_job_ref, model, currency, price_version_id,
                        limits, state, reserved, hold_expires_at, metadata)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, now() + make_interval(secs => $11), $12)
      returning *`,
-    [
-      job.id,
-      job.tenantId,
-      job.walletId,
-      job.provider,
-      job.providerJobRef,
-      job.model,
-      job.currency,
-      job.priceVersionId,
-      JSON.stringify(job.limits),
-      job.reserved.toString(),
-      job.holdTtlSeconds,
-      JSON.stringify(job.metadata),
-    ],
-  );
+      [
+        job.id,
+        job.tenantId,
+        job.walletId,
+        job.provider,
+        job.providerJobRef,
+        job.model,
+        job.currency,
+        job.priceVersionId,
+        JSON.stringify(job.limits),
+        job.reserved.toString(),
+        job.holdTtlSeconds,
+        JSON.stringify(job.metadata),
+      ],
+    )
+    .catch((error: unknown) => {
+      // The wallet is the job's tenant's or the key (wallet_id, tenant_id) refuses it: the
+      // reservation's own answer for a wallet that is not the tenant's.
+      const mapped = mapDatabaseError(error);
+      if (mapped instanceof ForeignKeyViolation && mapped.constraint === 'jobs_wallet_fkey') throw new WalletNotFound(job.walletId);
+      throw error;
+    });
   return inserted.rows[0]!;
 }
 
 /**
  * Sets the provider's id for the job, once: null when the job already has another one.
  * Setting the same value again answers the row. A value another job of the provider has
- * fails on jobs_provider_job_ref_key (the caller names it).
+ * fails on jobs_provider_job_ref_key (the tenant's own job) or with ProviderJobRefTaken
+ * (another tenant's): the caller names both. In the caller's transaction (the guard's lock).
  */
-export async function setProviderJobRef(db: Queryable, jobId: string, ref: string): Promise<JobRow | null> {
-  const updated = await db.query<JobRow>(
+export async function setProviderJobRef(
+  tx: Queryable,
+  job: { id: string; tenantId: string; provider: string },
+  ref: string,
+): Promise<JobRow | null> {
+  await refuseRefOfAnotherTenant(tx, job.provider, ref, job.tenantId);
+  const updated = await tx.query<JobRow>(
     `update jobs set provider_job_ref = $2, updated_at = now()
-     where id = $1 and (provider_job_ref is null or provider_job_ref = $2) returning *`,
-    [jobId, ref],
+     where tenant_id = $3 and id = $1 and (provider_job_ref is null or provider_job_ref = $2) returning *`,
+    [job.id, ref, job.tenantId],
   );
   return updated.rows[0] ?? null;
+}
+
+/**
+ * A provider's job ref names one job: intake finds a job by it without knowing the
+ * tenant. jobs_provider_job_ref_key includes tenant_id (so Citus can enforce it, inside a
+ * tenant's shard: migrations/0023), so across tenants the writers keep it: under a lock on
+ * the (provider, ref) pair, taken before the read so two tenants setting one ref at once
+ * queue and the second sees the first's commit, a ref another tenant's job of the provider
+ * has is refused. The read spans tenants by design (docs/operations/scaling.md).
+ */
+async function refuseRefOfAnotherTenant(tx: Queryable, provider: string, ref: string, tenantId: string): Promise<void> {
+  await tx.query({
+    name: 'lock_provider_job_ref',
+    text: `select pg_advisory_xact_lock(hashtextextended('provider_job_ref:' || $1 || ':' || $2, 0))`,
+    values: [provider, ref],
+  });
+  const taken = await tx.query({
+    name: 'provider_job_ref_of_another_tenant',
+    text: 'select 1 from jobs where provider = $1 and provider_job_ref = $2 and tenant_id <> $3 limit 1',
+    values: [provider, ref, tenantId],
+  });
+  if ((taken.rowCount ?? 0) > 0) throw new ProviderJobRefTaken(provider);
 }

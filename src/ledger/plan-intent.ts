@@ -69,7 +69,13 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
         revenueAccount: revenue,
         // Only a charge can overdraw: a zero capture merely voids the hold.
         charges: intent.amount > 0n,
-        resolvesHold: { jobId: row.id, posted: intent.amount, voided: intent.remainder, settlementKey: intent.key },
+        resolvesHold: {
+          jobId: row.id,
+          tenantId: row.tenant_id,
+          posted: intent.amount,
+          voided: intent.remainder,
+          settlementKey: intent.key,
+        },
         funding: { kind: 'capture', amount: intent.amount },
       };
     case 'release':
@@ -78,7 +84,7 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
         transfers: [holdTransfer(job, hold, intent.key, 'release', 'void_pending', intent.amount)],
         revenueAccount: revenue,
         charges: false,
-        resolvesHold: { jobId: row.id, posted: 0n, voided: intent.amount, settlementKey: intent.key },
+        resolvesHold: { jobId: row.id, tenantId: row.tenant_id, posted: 0n, voided: intent.amount, settlementKey: intent.key },
         funding: { kind: 'release' },
       };
     case 'adjustment': {

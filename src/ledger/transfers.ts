@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { tenantRuns } from '../db/tenant-groups.js';
 import { projectionDelta, type ProjectionDelta } from '../funds/posting/index.js';
 
 /** Every entry type (migrations/0019_credit_grants.sql ledger_entries_type_known), in the order statements list them. */
@@ -43,6 +44,8 @@ export interface Transfer {
  * lock order), so concurrent settlements never deadlock. `except` skips accounts whose
  * projection the caller already moved: the wallets, whose entries are inserted with their
  * projection, in one statement (wallet-entries.ts). Here only the system accounts move.
+ * One statement per tenant, in that order (a transfer moves one tenant's accounts; a
+ * settlement batch is one tenant's: one statement), naming it.
  * Returns each updated account's posted balance (credits − debits), for overdraft checks.
  */
 export async function moveProjections(
@@ -52,6 +55,7 @@ export async function moveProjections(
   except: ReadonlySet<string> = new Set(),
 ): Promise<Map<string, bigint>> {
   const byAccount = new Map<string, ProjectionDelta>();
+  const tenantOf = new Map<string, string>();
   const add = (account: string, d: ProjectionDelta) => {
     if (except.has(account)) return;
     const sum = byAccount.get(account) ?? { debitsPending: 0n, debitsPosted: 0n, creditsPending: 0n, creditsPosted: 0n };
@@ -66,9 +70,22 @@ export async function moveProjections(
     const d = projectionDelta(t);
     add(t.debitAccountId, d.debit);
     add(t.creditAccountId, d.credit);
+    tenantOf.set(t.debitAccountId, t.tenantId).set(t.creditAccountId, t.tenantId);
   }
   const ordered = [...byAccount.keys()].sort((x, y) => rank(lockOrder, x) - rank(lockOrder, y) || (x < y ? -1 : 1));
-  if (ordered.length === 0) return new Map();
+  const balances = new Map<string, bigint>();
+  for (const run of tenantRuns(ordered, (account) => tenantOf.get(account))) {
+    for (const [id, balance] of await moveTenantProjections(tx, run.tenantId!, run.items, byAccount)) balances.set(id, balance);
+  }
+  return balances;
+}
+
+async function moveTenantProjections(
+  tx: Queryable,
+  tenantId: string,
+  ordered: readonly string[],
+  byAccount: ReadonlyMap<string, ProjectionDelta>,
+): Promise<Map<string, bigint>> {
   const deltas = ordered.map((account) => byAccount.get(account)!);
   const values = [
     ordered,
@@ -76,6 +93,7 @@ export async function moveProjections(
     deltas.map((d) => d.debitsPosted.toString()),
     deltas.map((d) => d.creditsPending.toString()),
     deltas.map((d) => d.creditsPosted.toString()),
+    tenantId,
   ];
   // One account (a credit, a reservation, a hot tenant's batch): a plain UPDATE. Several:
   // one statement that first locks them in `ordered` (ORDER BY runs before FOR UPDATE
@@ -86,7 +104,7 @@ export async function moveProjections(
           name: 'move_projection',
           text: `update accounts a set debits_pending = debits_pending + ($2::bigint[])[1], debits_posted = debits_posted + ($3::bigint[])[1],
                   credits_pending = credits_pending + ($4::bigint[])[1], credits_posted = credits_posted + ($5::bigint[])[1]
-           where id = ($1::uuid[])[1]
+           where tenant_id = $6 and id = ($1::uuid[])[1]
            returning a.id, credits_posted - debits_posted as balance`,
           values,
         }
@@ -96,12 +114,12 @@ export async function moveProjections(
              select * from unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) with ordinality
                as m(id, debits_pending, debits_posted, credits_pending, credits_posted, n)
            ), locked as materialized (
-             select a.id from accounts a join moves m on m.id = a.id order by m.n for no key update of a
+             select a.id from accounts a join moves m on m.id = a.id where a.tenant_id = $6 order by m.n for no key update of a
            )
            update accounts a set debits_pending = a.debits_pending + m.debits_pending, debits_posted = a.debits_posted + m.debits_posted,
                   credits_pending = a.credits_pending + m.credits_pending, credits_posted = a.credits_posted + m.credits_posted
            from moves m join locked l on l.id = m.id
-           where a.id = m.id
+           where a.tenant_id = $6 and a.id = m.id
            returning a.id, a.credits_posted - a.debits_posted as balance`,
           values,
         },

@@ -22,25 +22,26 @@ export function newMessageId(): string {
   return `msg_${newId()}`;
 }
 
+/** One tenant's messages ($2: the tenant), so the statement names one tenant. */
 const ENQUEUE = `
   with message as (
     insert into outbound_messages (id, tenant_id, type, payload, created_at)
-    select m.id, m.tenant_id, m.type,
+    select m.id, $2, m.type,
            jsonb_build_object('type', m.type, 'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', m.data),
            now()
-    from unnest($1::text[], $2::uuid[], $3::text[], $4::jsonb[]) as m(id, tenant_id, type, data)
+    from unnest($1::text[], $3::text[], $4::jsonb[]) as m(id, type, data)
     -- Only for a tenant with an endpoint subscribed to the type (enabled or not, so a
     -- disabled one can be replayed once enabled): settlements of tenants who listen to
     -- nothing write no outbox rows.
     where exists (select 1 from webhook_endpoints e
-                  where e.tenant_id = m.tenant_id and (e.events @> array[m.type] or e.events @> array['*']::text[]))
-    returning id, tenant_id, type
+                  where e.tenant_id = $2 and (e.events @> array[m.type] or e.events @> array['*']::text[]))
+    returning id, type
   )
-  insert into outbound_deliveries (message_id, endpoint_id)
-  select message.id, e.id
+  insert into outbound_deliveries (message_id, endpoint_id, tenant_id)
+  select message.id, e.id, $2
   from message
   join webhook_endpoints e
-    on e.tenant_id = message.tenant_id
+    on e.tenant_id = $2
    and e.disabled_at is null
    and (e.events @> array[message.type] or e.events @> array['*']::text[])`;
 
@@ -51,20 +52,25 @@ export async function enqueueMessage(tx: Queryable, message: NewMessage): Promis
 }
 
 /**
- * Writes several messages in `tx` with one statement (a settlement batch); returns their
- * ids in order. A message for a tenant with no endpoint subscribed to its type is not
- * written (nobody could receive or replay it); its id is returned all the same.
+ * Writes several messages in `tx`, one statement per tenant (a settlement batch is one
+ * tenant's: one statement); returns their ids in order. A message for a tenant with no
+ * endpoint subscribed to its type is not written (nobody could receive or replay it);
+ * its id is returned all the same.
  */
 export async function enqueueMessages(tx: Queryable, messages: readonly NewMessage[]): Promise<string[]> {
   if (messages.length === 0) return [];
   for (const message of messages) checkDataInTests(message.type, message.data);
-  const ids = messages.map(() => newMessageId());
-  await tx.query({
-    name: 'enqueue_outbound_messages',
-    text: ENQUEUE,
-    values: [ids, messages.map((m) => m.tenantId), messages.map((m) => m.type), messages.map((m) => JSON.stringify(m.data))],
-  });
-  return ids;
+  const written = messages.map((message) => ({ message, id: newMessageId() }));
+  const byTenant = new Map<string, typeof written>();
+  for (const w of written) byTenant.set(w.message.tenantId, [...(byTenant.get(w.message.tenantId) ?? []), w]);
+  for (const [tenantId, own] of byTenant) {
+    await tx.query({
+      name: 'enqueue_outbound_messages',
+      text: ENQUEUE,
+      values: [own.map((w) => w.id), tenantId, own.map((w) => w.message.type), own.map((w) => JSON.stringify(w.message.data))],
+    });
+  }
+  return written.map((w) => w.id);
 }
 
 /** A ping: a message to one endpoint only, whatever it subscribes to. Returns the message id. */
@@ -76,7 +82,7 @@ export async function enqueuePing(tx: Queryable, tenantId: string, endpointId: s
        values ($1, $2, $3, jsonb_build_object('type', $3::text, 'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', $4::jsonb), now())
        returning id
      )
-     insert into outbound_deliveries (message_id, endpoint_id) select id, $5 from message`,
+     insert into outbound_deliveries (message_id, endpoint_id, tenant_id) select id, $5, $2 from message`,
     [id, tenantId, PING_EVENT_TYPE, JSON.stringify({ endpoint_id: endpointId }), endpointId],
   );
   return id;

@@ -70,8 +70,8 @@ export async function recordOutcome(
 async function insertAttempt(tx: PoolClient, claim: ClaimedDelivery, attempt: AttemptResult): Promise<void> {
   await tx.query({
     name: 'insert_outbound_attempt',
-    text: `insert into outbound_attempts (id, delivery_id, endpoint_id, started_at, status, latency_ms, response_excerpt, error)
-           values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    text: `insert into outbound_attempts (id, delivery_id, endpoint_id, started_at, status, latency_ms, response_excerpt, error, tenant_id)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
     values: [
       newId(),
       claim.id,
@@ -81,6 +81,7 @@ async function insertAttempt(tx: PoolClient, claim: ClaimedDelivery, attempt: At
       attempt.latencyMs,
       attempt.excerpt,
       attempt.error?.slice(0, 1000) ?? null,
+      claim.tenant_id,
     ],
   });
 }

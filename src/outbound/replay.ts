@@ -30,8 +30,8 @@ export async function replayMessage(
                   then exists (select 1 from outbound_deliveries d where d.message_id = message.id and d.endpoint_id = e.id)
                   else e.id = $3 end
      ), added as (
-       insert into outbound_deliveries (message_id, endpoint_id)
-       select message.id, targets.id from message, targets
+       insert into outbound_deliveries (message_id, endpoint_id, tenant_id)
+       select message.id, targets.id, message.tenant_id from message, targets
        returning 1
      )
      select exists (select 1 from message) as found, (select count(*) from added)::int as deliveries`,
@@ -64,8 +64,8 @@ export async function replayRange(
        order by m.created_at, m.id
        limit $4 + 1
      ), added as (
-       insert into outbound_deliveries (message_id, endpoint_id)
-       select p.id, $1 from (select id from picked order by created_at, id limit $4) p
+       insert into outbound_deliveries (message_id, endpoint_id, tenant_id)
+       select p.id, $1, (select tenant_id from endpoint) from (select id from picked order by created_at, id limit $4) p
        returning 1
      )
      select (select count(*) from added)::int as replayed,

@@ -8,8 +8,9 @@ import type { AttemptRecord } from './enqueue.js';
  */
 export async function insertDeliveryAttempt(db: Queryable, attempt: AttemptRecord): Promise<void> {
   await db.query(
-    `insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail)
-     values ($1, $2, $3, $4, $5, $6, $7)`,
+    // The job's tenant when the caller does not name it (AttemptRecord.tenantId).
+    `insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail, tenant_id)
+     values ($1, $2, $3, $4, $5, $6, $7, coalesce($8::uuid, (select j.tenant_id from jobs j where j.id = $4)))`,
     [
       attempt.id,
       attempt.provider,
@@ -18,6 +19,7 @@ export async function insertDeliveryAttempt(db: Queryable, attempt: AttemptRecor
       attempt.outcome,
       attempt.payloadHash,
       attempt.detail ? JSON.stringify(attempt.detail) : null,
+      attempt.tenantId ?? null,
     ],
   );
 }

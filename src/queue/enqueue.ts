@@ -24,6 +24,11 @@ export interface AttemptRecord {
   outcome: 'already_accepted' | 'event_key_conflict' | 'event_mismatch';
   payloadHash: Buffer;
   detail: Record<string, unknown> | null;
+  /**
+   * The job's tenant (delivery_attempts is distributed by it: docs/operations/scaling.md).
+   * When a caller leaves it out, the statement reads it from the job.
+   */
+  tenantId?: string;
 }
 
 /**
@@ -37,20 +42,26 @@ export interface AttemptRecord {
  * Attempts are keyed by their own id, so writing a group again after a commit whose
  * answer was lost writes nothing twice. Returns the keys of the events inserted; the
  * caller wakes the workers after the commit. Events must have distinct keys.
+ *
+ * A group of one tenant's deliveries (every attempt naming its tenant) names that tenant,
+ * so on Citus it routes to one shard; a group of several tenants spans their shards
+ * (docs/operations/scaling.md: intake groups per tenant there).
  */
 export async function persistDeliveries(db: Queryable, events: readonly NewEvent[], attempts: readonly AttemptRecord[]): Promise<Set<string>> {
   const perJob = new Map<string, number>();
   for (const e of events) perJob.set(e.jobId, (perJob.get(e.jobId) ?? 0) + 1);
   const jobIds = [...perJob.keys()].sort();
+  const tenants = new Set([...events.map((e) => e.tenantId), ...attempts.map((a) => a.tenantId)]);
+  const tenant = tenants.size === 1 && !tenants.has(undefined) ? [...tenants][0]! : null;
   const result = await db.query<{ provider: string; event_key: string }>({
-    name: 'intake_persist_deliveries',
+    name: tenant === null ? 'intake_persist_deliveries' : 'intake_persist_tenant_deliveries',
     text: `with input as (
              select * from unnest($1::text[], $2::text[], $3::uuid[], $4::uuid[], $5::text[], $6::bytea[], $7::bytea[], $8::jsonb[], $9::uuid[])
                with ordinality as i(provider, event_key, tenant_id, job_id, type, payload_hash, payload, event, attempt_id, ord)
            ), bumped as (
              update jobs j set event_seq = j.event_seq + c.n
              from unnest($10::uuid[], $11::bigint[]) as c(job_id, n)
-             where j.id = c.job_id
+             where ${tenant === null ? '' : 'j.tenant_id = $20 and '}j.id = c.job_id
              returning j.id, j.event_seq, c.n
            ), numbered as (
              select i.*, b.event_seq - b.n + row_number() over (partition by i.job_id order by i.ord) as seq
@@ -61,11 +72,14 @@ export async function persistDeliveries(db: Queryable, events: readonly NewEvent
              on conflict on constraint webhook_events_pkey do nothing
              returning provider, event_key
            ), attempts as (
-             insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail)
-             select n.attempt_id, n.provider, n.event_key, n.job_id, 'accepted', n.payload_hash, null
+             insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail, tenant_id)
+             select n.attempt_id, n.provider, n.event_key, n.job_id, 'accepted', n.payload_hash, null, n.tenant_id
              from numbered n join inserted x on x.provider = n.provider and x.event_key = n.event_key
              union all
-             select * from unnest($12::uuid[], $13::text[], $14::text[], $15::uuid[], $16::text[], $17::bytea[], $18::jsonb[])
+             select a.id, a.provider, a.event_key, a.job_id, a.outcome, a.payload_hash, a.detail,
+                    ${tenant === null ? 'coalesce(a.tenant_id, (select j.tenant_id from jobs j where j.id = a.job_id))' : 'a.tenant_id'}
+             from unnest($12::uuid[], $13::text[], $14::text[], $15::uuid[], $16::text[], $17::bytea[], $18::jsonb[], $19::uuid[])
+                    as a(id, provider, event_key, job_id, outcome, payload_hash, detail, tenant_id)
              on conflict on constraint delivery_attempts_pkey do nothing
            )
            select provider, event_key from inserted`,
@@ -88,6 +102,8 @@ export async function persistDeliveries(db: Queryable, events: readonly NewEvent
       attempts.map((a) => a.outcome),
       attempts.map((a) => a.payloadHash),
       attempts.map((a) => (a.detail ? JSON.stringify(a.detail) : null)),
+      attempts.map((a) => a.tenantId ?? null),
+      ...(tenant === null ? [] : [tenant]),
     ],
   });
   return new Set(result.rows.map((r) => deliveryKey(r.provider, r.event_key)));

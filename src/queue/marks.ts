@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { tenantRuns } from '../db/tenant-groups.js';
 import {
   deadLetter as deadLetterRow,
   fenceSql,
@@ -56,20 +57,26 @@ export async function markSettled(tx: Queryable, claim: Claim, mark: SettledMark
 }
 
 /**
- * markSettled for several claims in one statement, each fenced by its own token. Throws
- * LeaseLost for the first claim no longer current (rolling the transaction back).
+ * markSettled for several claims, each fenced by its own token: one statement per tenant
+ * (a settlement batch is one tenant's: one statement). Throws LeaseLost for the first
+ * claim no longer current (rolling the transaction back).
  */
 export async function markManySettled(tx: Queryable, marks: readonly { claim: Claim; mark: SettledMark }[]): Promise<void> {
-  if (marks.length === 0) return;
+  for (const run of tenantRuns(marks, (m) => claimOf(m.claim).tenantId)) await markRunSettled(tx, run.tenantId, run.items);
+}
+
+async function markRunSettled(tx: Queryable, tenantId: string | undefined, marks: readonly { claim: Claim; mark: SettledMark }[]): Promise<void> {
   const claims = marks.map((m) => claimOf(m.claim));
   // Planned on every call, like the claim (claim.ts): a kept plan of this join to the
-  // growing webhook_events went slow under load.
+  // growing webhook_events went slow under load. A claim made by hand (tests) may not
+  // know its tenant: then the events are found by their keys alone.
   const result = await tx.query<{ provider: string; event_key: string }>({
     text: `update webhook_events w
      set state = m.state, reason = m.reason, settlement_key = m.settlement_key, processed_at = now(), lease_until = null, last_error = m.note
      from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[])
        as m(provider, event_key, fencing_token, state, reason, settlement_key, note)
-     where w.provider = m.provider and w.event_key = m.event_key and w.fencing_token = m.fencing_token and w.state = 'processing'
+     where ${tenantId === undefined ? '' : 'w.tenant_id = $8 and '}w.provider = m.provider and w.event_key = m.event_key
+       and w.fencing_token = m.fencing_token and w.state = 'processing'
      returning w.provider, w.event_key`,
     values: [
       claims.map((c) => c.provider),
@@ -79,6 +86,7 @@ export async function markManySettled(tx: Queryable, marks: readonly { claim: Cl
       marks.map(({ mark }) => mark.reason),
       marks.map(({ mark }) => mark.settlementKey),
       marks.map(({ mark }) => (mark.note === undefined ? null : errorText(mark.note))),
+      ...(tenantId === undefined ? [] : [tenantId]),
     ],
   });
   if (result.rowCount === claims.length) return;

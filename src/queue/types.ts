@@ -18,6 +18,8 @@ export interface EventClaim {
   provider: string;
   eventKey: string;
   fencingToken: bigint;
+  /** the event's tenant, so its writes name one (docs/operations/scaling.md); claimOf always sets it */
+  tenantId?: string;
 }
 
 /** The stored canonical event (webhook_events.event): what the worker settles, nothing raw. */
@@ -47,7 +49,7 @@ export interface ClaimedEvent {
 /** A claim as a fenced write names it. */
 export function claimOf(claimed: ClaimedEvent | EventClaim): EventClaim {
   return 'fencing_token' in claimed
-    ? { provider: claimed.provider, eventKey: claimed.event_key, fencingToken: claimed.fencing_token }
+    ? { provider: claimed.provider, eventKey: claimed.event_key, fencingToken: claimed.fencing_token, tenantId: claimed.tenant_id }
     : claimed;
 }
 

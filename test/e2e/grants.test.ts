@@ -185,8 +185,8 @@ describe('POST /v1/wallets/{id}/grants', () => {
     ]);
     const sentinel = randomUUID();
     await db.pool.query(
-      `insert into idempotency_keys (principal, method, route, path, key, request_hash, response_status, response_body, created_at)
-       values ('admin', 'POST', '/v1/tenants', '/v1/tenants', $1, '\\x00', 201, '{}', now() - interval '10 years')`,
+      `insert into idempotency_keys (tenant_id, principal, method, route, path, key, request_hash, response_status, response_body, created_at)
+       values ('00000000-0000-0000-0000-000000000000', 'admin', 'POST', '/v1/tenants', '/v1/tenants', $1, '\\x00', 201, '{}', now() - interval '10 years')`,
       [sentinel],
     );
     await db.pool.query(`update duties set last_run_at = 'epoch' where name = 'idempotency_cleanup'`);

@@ -257,8 +257,8 @@ describe('Idempotency-Key', () => {
     // A record ten years old, which any retention lets go: its disappearance shows the cleanup ran.
     const sentinel = randomUUID();
     await db.pool.query(
-      `insert into idempotency_keys (principal, method, route, path, key, request_hash, response_status, response_body, created_at)
-       values ('tenant:' || $1, 'POST', '/v1/jobs', '/v1/jobs', $1, '\\x00', 201, '{}', now() - interval '10 years')`,
+      `insert into idempotency_keys (tenant_id, principal, method, route, path, key, request_hash, response_status, response_body, created_at)
+       values ($1::uuid, 'tenant:' || $1, 'POST', '/v1/jobs', '/v1/jobs', $1, '\\x00', 201, '{}', now() - interval '10 years')`,
       [sentinel],
     );
     // Make the cleanup due now and wait until a worker has run it.

@@ -397,6 +397,18 @@ describe('API refusals', () => {
     expectError(taken, 409, 'provider_job_ref_taken');
     expect(await moneyCounts()).toEqual(before);
 
+    // Whoever's job has it: another tenant of the provider is refused too (the key includes
+    // tenant_id since migrations/0023, so the writers keep this across tenants).
+    const tenant = await admin.post('/v1/tenants', { name: `tenant-${randomUUID().slice(0, 8)}` });
+    const theirs = admin.as(tenant.body.api_key);
+    const wallet = await theirs.post('/v1/wallets', { currency: 'USD' });
+    expect((await admin.post(`/v1/wallets/${wallet.body.id}/credits`, { amount: '10.00' }, { 'idempotency-key': randomUUID() })).status).toBe(201);
+    const job = { wallet_id: wallet.body.id, model: world.model, provider: world.provider, limits: { input_tokens: 1000 } };
+    const theirJob = await theirs.post('/v1/jobs', job, { 'idempotency-key': randomUUID() });
+    expect(theirJob.status).toBe(201);
+    expectError(await theirs.request('PATCH', `/v1/jobs/${theirJob.body.id}`, { provider_job_ref: ref }), 409, 'provider_job_ref_taken');
+    expectError(await theirs.post('/v1/jobs', { ...job, provider_job_ref: ref }, { 'idempotency-key': randomUUID() }), 409, 'provider_job_ref_taken');
+
     // Unique per provider: another provider's job may carry the same ref.
     const elsewhere = await submitJob(other);
     expect((await patch(other, elsewhere.id, ref)).status).toBe(200);

@@ -82,7 +82,7 @@ async function expiries(grantIds: string[]) {
   const result = await db.pool.query<{ grant_id: string; entries: number; amount: bigint | null; expired_amount: bigint; posted: boolean }>(
     `select g.id as grant_id, count(e.id)::int as entries, sum(e.amount)::bigint as amount, g.expired_amount, g.expiry_posted_at is not null as posted
      from grants g left join ledger_entries e on e.grant_id = g.id and e.entry_type = 'grant_expiry'
-     where g.id = any($1) group by g.id order by g.id`,
+     where g.id = any($1) group by g.id, g.tenant_id order by g.id`,
     [grantIds],
   );
   return result.rows;

@@ -9,6 +9,7 @@ import { findProvider } from '../../catalog/providers.js';
 import { findJob, type JobRow } from '../../jobs/rows.js';
 import { submitJob } from '../../jobs/submit.js';
 import { loadJobDetails } from '../../jobs/view.js';
+import { ProviderJobRefTaken } from '../../ledger/errors.js';
 import { setProviderJobRef } from '../../ledger/job-writes.js';
 import { settle } from '../../ledger/settle.js';
 import { requireAccess, requireTenant, tenantScope } from '../auth.js';
@@ -53,7 +54,7 @@ async function fullView(pool: Pool, request: FastifyRequest, job: JobRow) {
 }
 
 function refTaken(error: unknown): never {
-  if (isUniqueViolationOn(error, 'jobs_provider_job_ref_key')) {
+  if (isUniqueViolationOn(error, 'jobs_provider_job_ref_key') || error instanceof ProviderJobRefTaken) {
     throw new ApiError(409, 'provider_job_ref_taken', 'another job of this provider has this provider_job_ref');
   }
   throw error;
@@ -126,7 +127,9 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
     async (request) => {
       const job = await visibleJob(pool, request, request.params.id);
       const ref = request.body.provider_job_ref;
-      const updated = await setProviderJobRef(pool, job.id, ref).catch(refTaken);
+      const updated = await withTransaction(pool, (tx) =>
+        setProviderJobRef(tx, { id: job.id, tenantId: job.tenant_id, provider: job.provider }, ref),
+      ).catch(refTaken);
       if (!updated) throw new ApiError(409, 'provider_job_ref_set', "this job's provider_job_ref is already set to another value");
       return fullView(pool, request, updated);
     },

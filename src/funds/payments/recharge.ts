@@ -99,16 +99,16 @@ export async function considerRecharge(
   const result = await tx.query<Situation>({
     name: 'recharge_situation',
     text: `select r.enabled, r.threshold, r.target, r.monthly_limit,
-        exists (select 1 from grants g where g.wallet_id = r.wallet_id and g.source = 'auto_recharge'
+        exists (select 1 from grants g where g.tenant_id = r.tenant_id and g.wallet_id = r.wallet_id and g.source = 'auto_recharge'
                 and g.activated_at is null and g.canceled_at is null) as in_flight,
-        (select coalesce(sum(g.amount), 0) from grants g where g.wallet_id = r.wallet_id and g.source = 'auto_recharge'
+        (select coalesce(sum(g.amount), 0) from grants g where g.tenant_id = r.tenant_id and g.wallet_id = r.wallet_id and g.source = 'auto_recharge'
           and g.canceled_at is null and g.created_at >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC') as month_total,
         c.customer_id, c.payment_method
       from auto_recharge r
       left join payment_settings s on s.processor = 'stripe'
       left join stripe_customers c on c.tenant_id = r.tenant_id and c.livemode = s.livemode
-      where r.wallet_id = $1 and r.enabled and $2::bigint < r.threshold`,
-    values: [wallet.walletId, available.toString()],
+      where r.tenant_id = $3 and r.wallet_id = $1 and r.enabled and $2::bigint < r.threshold`,
+    values: [wallet.walletId, available.toString(), wallet.tenantId],
   });
   const row = result.rows[0];
   if (!row) return null;

@@ -1,3 +1,4 @@
+import { NO_TENANT } from '../../db/distribution.js';
 import type { Queryable } from '../../db/pool.js';
 
 /**
@@ -35,6 +36,7 @@ export async function findPayment(db: Queryable, by: { paymentIntent: string } |
   return result.rows[0] ?? null;
 }
 
+/** A payment no grant of ours claims is kept under NO_TENANT (stripe_payments is distributed by tenant). */
 export async function insertPayment(tx: Queryable, row: PaymentRow): Promise<void> {
   await tx.query(
     `insert into stripe_payments (payment_intent, outcome, grant_id, tenant_id, wallet_id, charge_id, amount_minor, currency, detail)
@@ -43,7 +45,7 @@ export async function insertPayment(tx: Queryable, row: PaymentRow): Promise<voi
       row.payment_intent,
       row.outcome,
       row.grant_id,
-      row.tenant_id,
+      row.tenant_id ?? NO_TENANT,
       row.wallet_id,
       row.charge_id,
       row.amount_minor.toString(),
@@ -62,6 +64,8 @@ export interface RefundRow {
   refund_id: string;
   payment_intent: string;
   grant_id: string;
+  /** the grant's tenant */
+  tenant_id: string;
   amount_minor: bigint;
   status: string;
   posted: boolean;
@@ -75,11 +79,11 @@ export async function findRefund(db: Queryable, refundId: string): Promise<Refun
 
 export async function saveRefund(tx: Queryable, row: RefundRow): Promise<void> {
   await tx.query(
-    `insert into stripe_refunds (refund_id, payment_intent, grant_id, amount_minor, status, posted, reversed)
-     values ($1, $2, $3, $4, $5, $6, $7)
+    `insert into stripe_refunds (refund_id, payment_intent, grant_id, amount_minor, status, posted, reversed, tenant_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)
      on conflict on constraint stripe_refunds_pkey do update
        set status = excluded.status, posted = excluded.posted, reversed = excluded.reversed, updated_at = now()`,
-    [row.refund_id, row.payment_intent, row.grant_id, row.amount_minor.toString(), row.status, row.posted, row.reversed],
+    [row.refund_id, row.payment_intent, row.grant_id, row.amount_minor.toString(), row.status, row.posted, row.reversed, row.tenant_id],
   );
 }
 
@@ -87,6 +91,8 @@ export interface DisputeRow {
   dispute_id: string;
   payment_intent: string;
   grant_id: string;
+  /** the grant's tenant */
+  tenant_id: string;
   amount_minor: bigint;
   status: string;
   closed: boolean;
@@ -99,10 +105,10 @@ export async function findDispute(db: Queryable, disputeId: string): Promise<Dis
 
 export async function saveDispute(tx: Queryable, row: DisputeRow): Promise<void> {
   await tx.query(
-    `insert into stripe_disputes (dispute_id, payment_intent, grant_id, amount_minor, status, closed)
-     values ($1, $2, $3, $4, $5, $6)
+    `insert into stripe_disputes (dispute_id, payment_intent, grant_id, amount_minor, status, closed, tenant_id)
+     values ($1, $2, $3, $4, $5, $6, $7)
      on conflict on constraint stripe_disputes_pkey do update set status = excluded.status, closed = excluded.closed, updated_at = now()`,
-    [row.dispute_id, row.payment_intent, row.grant_id, row.amount_minor.toString(), row.status, row.closed],
+    [row.dispute_id, row.payment_intent, row.grant_id, row.amount_minor.toString(), row.status, row.closed, row.tenant_id],
   );
 }
 

@@ -59,9 +59,9 @@ const GRANT_HISTORY = `
          e.entry_type, e.flags, e.amount, e.credit_account_id = g.wallet_id as inbound,
          p.id is not null as resolves_unnamed, count(e.id)::int as entries
   from grants g
-  left join ledger_entries e on e.grant_id = g.id
-  left join ledger_entries p on p.id = e.pending_id and p.grant_id is null
-  group by g.id, e.entry_type, e.flags, e.amount, e.credit_account_id = g.wallet_id, p.id is not null
+  left join ledger_entries e on e.grant_id = g.id and e.tenant_id = g.tenant_id
+  left join ledger_entries p on p.id = e.pending_id and p.tenant_id = e.tenant_id and p.grant_id is null
+  group by g.id, g.tenant_id, e.entry_type, e.flags, e.amount, e.credit_account_id = g.wallet_id, p.id is not null
   order by g.id`;
 
 /** The shares of open holds, by grant: what each still holds, and whether its reserve entry names no grant. */

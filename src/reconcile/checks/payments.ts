@@ -1,3 +1,4 @@
+import { NO_TENANT } from '../../db/distribution.js';
 import { amount, secondsSince, type Check } from './check.js';
 
 /**
@@ -15,11 +16,11 @@ export const paymentMismatch: Check = {
   class: 'payment_mismatch',
   covers: 'stripe_payments',
   sql: `select p.payment_intent as key,
-               jsonb_build_object('payment_intent', p.payment_intent, 'grant_id', p.grant_id, 'wallet_id', p.wallet_id, 'tenant_id', p.tenant_id) as objects,
+               jsonb_build_object('payment_intent', p.payment_intent, 'grant_id', p.grant_id, 'wallet_id', p.wallet_id, 'tenant_id', nullif(p.tenant_id, '${NO_TENANT}')) as objects,
                jsonb_build_object('paid_minor', p.amount_minor, 'paid_currency', p.currency,
                  'grant_amount', case when g.id is null then null else ${amount('g.amount')} end, 'grant_currency', g.currency,
                  'detail', p.detail, 'recorded_at', p.created_at) as detail
-        from stripe_payments p left join grants g on g.id = p.grant_id
+        from stripe_payments p left join grants g on g.id = p.grant_id and g.tenant_id = p.tenant_id
         where p.outcome = 'mismatch'`,
 };
 
