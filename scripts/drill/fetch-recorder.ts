@@ -70,3 +70,13 @@ function causeOf(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return cause?.code ?? cause?.message ?? (error as Error).message;
 }
+
+/** Failed calls by route, ids and provider names left out: `POST /v1/jobs/:id/cancel`. */
+export function countByRoute(failures: FailedCall[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const f of failures) {
+    const route = f.what.replace(/\/webhooks\/[^/]+/, '/webhooks/:provider').replace(/\/[0-9a-f]{8}-[0-9a-f-]{27}(?=\/|$)/gi, '/:id');
+    counts[route] = (counts[route] ?? 0) + 1;
+  }
+  return counts;
+}

@@ -34,13 +34,18 @@ const positive = (what: string) => (value: string) => {
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${what} must be a positive number`);
   return n;
 };
+const count = (what: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new InvalidArgumentError(`${what} must be a whole number, 1 or more`);
+  return n;
+};
 
 const program = new Command('drill:failover')
   .description('a failover drill: pg_auto_failover formation, Tally under load, the primary SIGKILLed, everything acknowledged checked')
   .option(
     '--rounds <n>',
     'failovers in a row; each kills the primary of the moment (2: failover, then failback to the first node)',
-    positive('--rounds'),
+    count('--rounds'),
     1,
   )
   .option('--failback', 'the same as --rounds 2: the old primary rejoins as a standby, then a second failover brings the primary back')
@@ -55,8 +60,8 @@ const program = new Command('drill:failover')
       .choices(KILL_MODES)
       .default('node'),
   )
-  .option('--tenants <n>', 'tenants, each with a wallet', positive('--tenants'), 4)
-  .option('--seed <n>', 'the simulator seed (scenarios and duplicates)', positive('--seed'))
+  .option('--tenants <n>', 'tenants, each with a wallet', count('--tenants'), 4)
+  .option('--seed <n>', 'the simulator seed (scenarios and duplicates)', count('--seed'))
   .option('--log-dir <dir>', 'keep every log (Tally, pg_autoctl, the monitor events) and the figures as JSON there')
   .parse();
 
@@ -110,7 +115,7 @@ async function main(options: Options): Promise<boolean> {
     scrape.start();
     cleanup.add('stop watching /healthz and /metrics', () => (health.stop(), scrape.stop()));
     const world = await createWorld(fleet.baseUrl, fleet.adminToken, options.tenants);
-    const seed = options.seed ?? Math.floor(Math.random() * 1_000_000);
+    const seed = options.seed ?? 1 + Math.floor(Math.random() * 1_000_000);
     const load = new SteadyLoad(world, await loadSimulator(), await loadBackoff(), {
       jobsPerSecond: options.rate,
       creditEveryMs: 250,
@@ -123,8 +128,8 @@ async function main(options: Options): Promise<boolean> {
     );
 
     const rounds: RoundFigures[] = [];
-    const count = options.failback ? Math.max(2, options.rounds) : options.rounds;
-    for (let round = 1; round <= count; round++) {
+    const roundCount = options.failback ? Math.max(2, options.rounds) : options.rounds;
+    for (let round = 1; round <= roundCount; round++) {
       const figures = await runRound(
         round,
         { formation, fleet, world, load, recorder, health, scrape, progress, say },

@@ -1,6 +1,6 @@
 import type { Check, LossAndDoubling } from './checks.js';
 import { FailoverWatch } from './failover-watch.js';
-import type { FetchRecorder } from './fetch-recorder.js';
+import { countByRoute, type FetchRecorder } from './fetch-recorder.js';
 import type { Formation } from './formation.js';
 import type { KillMode } from './kill.js';
 import type { SteadyLoad } from './load.js';
@@ -61,6 +61,8 @@ export interface RoundFigures extends LossAndDoubling {
   settlementsAfterKill: number;
   /** failed client answers from the kill until the load stopped */
   answered503: number;
+  /** the same 503s by route: which calls a failover refuses */
+  answered503ByRoute: Record<string, number>;
   otherFailures: Record<string, number>;
   failuresBeforeKill: number;
   msHealthzNot200: number;
@@ -164,6 +166,7 @@ export async function runRound(round: number, ctx: RoundContext, options: RoundO
         rejoin,
         settlementsAfterKill: first.count,
         answered503: during.filter((f) => f.status === 503).length,
+        answered503ByRoute: countByRoute(during.filter((f) => f.status === 503)),
         otherFailures,
         failuresBeforeKill: recorder.between(startedAt, killedAt).length,
         msHealthzNot200: health.unhealthyMs(killedAt, stoppedAt),

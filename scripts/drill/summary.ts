@@ -43,6 +43,12 @@ export function formatRound(r: RoundFigures): string {
     ),
     `    /healthz answered other than 200 for ${r.msHealthzNot200} ms, /metrics for ${r.msMetricsNot200} ms (scraped every second); ` +
       `tally_webhooks_total{outcome="error"} = ${r.webhookErrors.counter ?? '?'} (deliveries answered 503 since the start, as the drill saw them: ${r.webhookErrors.seen})`,
+    `    503 by call: ${
+      Object.entries(r.answered503ByRoute)
+        .sort(([, a], [, b]) => b - a)
+        .map(([route, n]) => `${route} ${n}`)
+        .join(', ') || 'none'
+    }`,
     `    ${r.settlementsAfterKill} settlements committed on ${r.primaryAfter} after the kill`,
   ];
   return lines.join('\n');
