@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { tenantRuns } from '../db/tenant-groups.js';
 import type { JobFunding, Share, WalletFunds } from './posting/index.js';
 import type { LockedFunds } from './wallet-funds.js';
 
@@ -35,6 +36,10 @@ export async function writeWalletFunds(
  * lockWalletsFunds took.
  */
 export async function writeWalletsFunds(tx: Queryable, writes: readonly FundsWrite[]): Promise<void> {
+  for (const run of tenantRuns(writes, (w) => w.before.tenantId)) await writeTenantFunds(tx, run.tenantId!, run.items);
+}
+
+async function writeTenantFunds(tx: Queryable, tenantId: string, writes: readonly FundsWrite[]): Promise<void> {
   const grants: { id: string; grant: WalletFunds['grants'][number] }[] = [];
   const shares: { jobId: string; tenantId: string; position: number; share: Share; pendingEntryId: string | null }[] = [];
   const draws: { jobId: string; tenantId: string; position: number; draw: JobFunding['draws'][number] }[] = [];
@@ -88,7 +93,7 @@ export async function writeWalletsFunds(tx: Queryable, writes: readonly FundsWri
                voided_at = case when u.voided then coalesce(g.voided_at, clock_timestamp()) end
         from unnest($1::uuid[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::boolean[], $7::boolean[])
           as u(id, remaining, held, expired_amount, voided_amount, expiry_posted, voided)
-        where g.id = u.id
+        where g.tenant_id = $26 and g.id = u.id
         returning g.id
       ), shares as (
         insert into hold_shares (job_id, grant_id, tenant_id, position, held, captured, returned, refunded, pending_entry_id)
@@ -106,7 +111,7 @@ export async function writeWalletsFunds(tx: Queryable, writes: readonly FundsWri
         on conflict on constraint adjustment_draws_pkey do update set refunded = excluded.refunded
         returning job_id
       )
-      update accounts a set debt = u.debt from unnest($24::uuid[], $25::bigint[]) as u(id, debt) where a.id = u.id`,
+      update accounts a set debt = u.debt from unnest($24::uuid[], $25::bigint[]) as u(id, debt) where a.tenant_id = $26 and a.id = u.id`,
     values: [
       grants.map((g) => g.id),
       grants.map((g) => g.grant.remaining.toString()),
@@ -133,6 +138,7 @@ export async function writeWalletsFunds(tx: Queryable, writes: readonly FundsWri
       draws.map((d) => d.tenantId),
       debts.map((d) => d.walletId),
       debts.map((d) => d.debt.toString()),
+      tenantId,
     ],
   });
 }

@@ -118,8 +118,9 @@ export async function lockWalletsFunds(
   tx: Queryable,
   walletIds: readonly string[],
   jobIds: readonly string[],
+  tenantId?: string,
 ): Promise<Map<string, LockedFunds>> {
-  return lockAndLoad(tx, walletIds, jobIds, []);
+  return lockAndLoad(tx, walletIds, jobIds, [], undefined, tenantId);
 }
 
 async function lockAndLoad(
@@ -128,41 +129,46 @@ async function lockAndLoad(
   jobIds: readonly string[],
   grantIds: readonly string[],
   owner?: { tenantId: string; currency: string },
+  tenantId?: string,
 ): Promise<Map<string, LockedFunds>> {
   // ORDER BY runs before FOR NO KEY UPDATE takes the locks: they are taken in id order.
   const wallets = await tx.query<{ id: string; tenant_id: string; currency: string; debt: bigint }>({
-    name: owner ? 'lock_wallet_owned' : 'lock_wallets',
+    name: owner ? 'lock_wallet_owned' : tenantId ? 'lock_tenant_wallets' : 'lock_wallets',
     text: `select id, tenant_id, currency, debt from accounts
-      where id = any($1::uuid[]) and kind = 'wallet'${owner ? ' and tenant_id = $2 and currency = $3' : ''}
+      where id = any($1::uuid[]) and kind = 'wallet'${owner ? ' and tenant_id = $2 and currency = $3' : tenantId ? ' and tenant_id = $2' : ''}
       order by id for no key update`,
-    values: owner ? [walletIds, owner.tenantId, owner.currency] : [walletIds],
+    values: owner ? [walletIds, owner.tenantId, owner.currency] : tenantId ? [walletIds, tenantId] : [walletIds],
   });
   if (wallets.rows.length === 0) return new Map();
+  // The wallets' one tenant (always, in a settlement batch): the read names it.
+  const tenants = new Set(wallets.rows.map((w) => w.tenant_id));
+  const tenant = tenants.size === 1 ? [...tenants][0]! : null;
+  const pin = (alias: string) => (tenant === null ? '' : `${alias}tenant_id = $4 and `);
   const result = await tx.query<{
     now: string;
     grants: { wallet_id: string; grants: GrantJson[] }[];
     shares: ShareJson[];
     draws: DrawJson[];
   }>({
-    name: 'load_wallets_funds',
+    name: tenant === null ? 'load_wallets_funds' : 'load_tenant_wallets_funds',
     text: `with funded as (
-        select grant_id from hold_shares where job_id = any($2::uuid[])
-        union select grant_id from adjustment_draws where job_id = any($2::uuid[]) and grant_id is not null
+        select hs.grant_id from hold_shares hs where ${pin('hs.')}hs.job_id = any($2::uuid[])
+        union select ad.grant_id from adjustment_draws ad where ${pin('ad.')}ad.job_id = any($2::uuid[]) and ad.grant_id is not null
         union select unnest($3::uuid[])
       )
       select ${MICROS('clock_timestamp()')} as now,
         coalesce((select jsonb_agg(jsonb_build_object('wallet_id', w.id, 'grants', coalesce((select ${GRANTS_JSON}
-            from grants g where g.wallet_id = w.id and g.activated_at is not null
+            from grants g where ${pin('g.')}g.wallet_id = w.id and g.activated_at is not null
               and (g.remaining > 0 or g.held > 0 or g.id in (select grant_id from funded))), '[]')))
           from unnest($1::uuid[]) as w(id)), '[]') as grants,
         coalesce((select jsonb_agg(jsonb_build_object('job_id', s.job_id, 'grant_id', s.grant_id, 'held', s.held::text,
             'captured', s.captured::text, 'returned', s.returned::text, 'refunded', s.refunded::text, 'pending_entry_id', s.pending_entry_id)
             order by s.job_id, s.position)
-          from hold_shares s where s.job_id = any($2::uuid[])), '[]') as shares,
+          from hold_shares s where ${pin('s.')}s.job_id = any($2::uuid[])), '[]') as shares,
         coalesce((select jsonb_agg(jsonb_build_object('job_id', d.job_id, 'version', d.version, 'grant_id', d.grant_id,
             'amount', d.amount::text, 'refunded', d.refunded::text) order by d.job_id, d.version, d.position)
-          from adjustment_draws d where d.job_id = any($2::uuid[])), '[]') as draws`,
-    values: [wallets.rows.map((w) => w.id), jobIds, grantIds],
+          from adjustment_draws d where ${pin('d.')}d.job_id = any($2::uuid[])), '[]') as draws`,
+    values: [wallets.rows.map((w) => w.id), jobIds, grantIds, ...(tenant === null ? [] : [tenant])],
   });
   const row = result.rows[0]!;
   const jobs = new Map<string, JobFunding>();

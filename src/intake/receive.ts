@@ -81,7 +81,7 @@ async function receiveFor(
   Object.assign(known, { job_id: job.id, tenant_id: job.tenant_id });
   const mismatch = mismatchOf(job, event);
   if (mismatch) {
-    await recordAttempt(pool, provider.name, event.eventKey, job.id, 'event_mismatch', payloadHash, { mismatch });
+    await recordAttempt(pool, provider.name, event.eventKey, job.id, job.tenant_id, 'event_mismatch', payloadHash, { mismatch });
     throw new WebhookRefused(422, 'event_mismatch', `the event's ${mismatch} does not match the job; nothing was billed`);
   }
 
@@ -131,10 +131,10 @@ async function answerRepeat(
   payloadHash: Buffer,
 ): Promise<IntakeResult> {
   if (earlier.payload_hash.equals(payloadHash)) {
-    await recordAttempt(pool, provider.name, event.eventKey, earlier.job_id, 'already_accepted', payloadHash);
+    await recordAttempt(pool, provider.name, event.eventKey, earlier.job_id, earlier.tenant_id, 'already_accepted', payloadHash);
     return { status: 'already_accepted', eventKey: event.eventKey };
   }
-  await recordAttempt(pool, provider.name, event.eventKey, earlier.job_id, 'event_key_conflict', payloadHash);
+  await recordAttempt(pool, provider.name, event.eventKey, earlier.job_id, earlier.tenant_id, 'event_key_conflict', payloadHash);
   throw new WebhookRefused(
     409,
     'event_key_conflict',
@@ -193,11 +193,12 @@ async function recordAttempt(
   provider: string,
   eventKey: string,
   jobId: string | null,
+  tenantId: string,
   outcome: AttemptRecord['outcome'],
   payloadHash: Buffer,
   detail?: Record<string, unknown>,
 ): Promise<void> {
   await deliveryWriterFor(pool).write({
-    attempt: { id: newId(), provider, eventKey, jobId, outcome, payloadHash, detail: detail ?? null },
+    attempt: { id: newId(), provider, eventKey, jobId, tenantId, outcome, payloadHash, detail: detail ?? null },
   });
 }

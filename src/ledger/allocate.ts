@@ -11,7 +11,7 @@ import { writeWalletsFunds, type FundsWrite } from '../funds/wallet-funds-write.
 
 /** A written decision, as far as its money goes (write-decision.ts Written). */
 export interface FundedDecision {
-  job: { row: { id: string } };
+  job: { row: { id: string; tenant_id: string } };
   plans: readonly PlannedIntent[];
   transfers: Transfer[];
 }
@@ -30,7 +30,8 @@ export async function allocateToGrants(
   byWallet: ReadonlyMap<string, FundedDecision[]>,
 ): Promise<{ write: () => Promise<void> }> {
   const jobIds = [...new Set([...byWallet.values()].flat().map((w) => w.job.row.id))];
-  const lockedAll = await lockWalletsFunds(tx, [...byWallet.keys()], jobIds);
+  const tenants = new Set([...byWallet.values()].flat().map((w) => w.job.row.tenant_id));
+  const lockedAll = await lockWalletsFunds(tx, [...byWallet.keys()], jobIds, tenants.size === 1 ? [...tenants][0] : undefined);
   const writes: FundsWrite[] = [];
   const after: { locked: LockedFunds; funds: WalletFunds; postings: Posting[] }[] = [];
   for (const [walletId, written] of byWallet) {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { tenantRuns } from '../db/tenant-groups.js';
 import type { Decision, JobState, JobView, ProviderPolicy } from '../lifecycle/index.js';
 import { parsePolicy } from '../lifecycle/index.js';
 import { priceBookOf, type PriceVersionRow } from '../catalog/prices.js';
@@ -48,12 +49,16 @@ type LockedJobRow = JobRow & { price: PriceVersionRow; policies: unknown };
  * SELECT … FOR UPDATE on the job row: the first lock of every settlement, so that
  * "charged so far" cannot change between decide() and the writes.
  */
-export async function lockJob(tx: Queryable, jobId: string): Promise<LockedJob | null> {
-  const result = await tx.query<LockedJobRow>({
-    name: 'lock_job',
-    text: `${LOCKED_JOB_SELECT} where j.id = $1 for update of j`,
-    values: [jobId],
-  });
+export async function lockJob(tx: Queryable, jobId: string, tenantId?: string): Promise<LockedJob | null> {
+  const result = await tx.query<LockedJobRow>(
+    tenantId === undefined
+      ? { name: 'lock_job', text: `${LOCKED_JOB_SELECT} where j.id = $1 for update of j`, values: [jobId] }
+      : {
+          name: 'lock_tenant_job',
+          text: `${LOCKED_JOB_SELECT} where j.tenant_id = $2 and j.id = $1 for update of j`,
+          values: [jobId, tenantId],
+        },
+  );
   const found = result.rows[0];
   return found ? lockedJobOf(found) : null;
 }
@@ -62,12 +67,17 @@ export async function lockJob(tx: Queryable, jobId: string): Promise<LockedJob |
  * Locks several jobs in one statement, in id order — the one order every batch takes
  * them in, so two batches never wait on each other in a cycle.
  */
-export async function lockJobs(tx: Queryable, jobIds: string[]): Promise<Map<string, LockedJob>> {
-  const result = await tx.query<LockedJobRow>({
-    name: 'lock_jobs',
-    text: `${LOCKED_JOB_SELECT} where j.id = any($1::uuid[]) order by j.id for update of j`,
-    values: [[...new Set(jobIds)].sort()],
-  });
+export async function lockJobs(tx: Queryable, jobIds: string[], tenantId?: string): Promise<Map<string, LockedJob>> {
+  const ids = [...new Set(jobIds)].sort();
+  const result = await tx.query<LockedJobRow>(
+    tenantId === undefined
+      ? { name: 'lock_jobs', text: `${LOCKED_JOB_SELECT} where j.id = any($1::uuid[]) order by j.id for update of j`, values: [ids] }
+      : {
+          name: 'lock_tenant_jobs',
+          text: `${LOCKED_JOB_SELECT} where j.tenant_id = $2 and j.id = any($1::uuid[]) order by j.id for update of j`,
+          values: [ids, tenantId],
+        },
+  );
   return new Map(result.rows.map((row) => [row.id, lockedJobOf(row)]));
 }
 
@@ -110,7 +120,10 @@ export async function writeJobs(tx: Queryable, decided: readonly { job: LockedJo
       !(decision.recordsCancel && row.cancel_requested_at === null)
     );
   });
-  if (changed.length === 0) return;
+  for (const run of tenantRuns(changed, (c) => c.job.row.tenant_id)) await writeTenantJobs(tx, run.tenantId!, run.items);
+}
+
+async function writeTenantJobs(tx: Queryable, tenantId: string, changed: readonly { job: LockedJob; decision: Decision }[]): Promise<void> {
   await tx.query({
     name: 'write_jobs',
     text: `update jobs j set state = c.state, captured = c.captured, released = c.released, adjusted = c.adjusted,
@@ -119,7 +132,7 @@ export async function writeJobs(tx: Queryable, decided: readonly { job: LockedJo
             updated_at = now()
      from unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::int[], $7::text[], $8::bool[])
        as c(id, state, captured, released, adjusted, highest_correction, resume_state, records_cancel)
-     where j.id = c.id`,
+     where j.tenant_id = $9 and j.id = c.id`,
     values: [
       changed.map((c) => c.job.row.id),
       changed.map((c) => c.decision.nextState),
@@ -129,6 +142,7 @@ export async function writeJobs(tx: Queryable, decided: readonly { job: LockedJo
       changed.map((c) => c.decision.highestCorrection),
       changed.map((c) => c.decision.resumeState),
       changed.map((c) => c.decision.recordsCancel),
+      tenantId,
     ],
   });
 }

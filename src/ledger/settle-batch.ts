@@ -28,7 +28,7 @@ export async function settleBatch(pool: Pool, requests: (SettleRequest & { claim
     return await withTransaction(pool, async (tx) => {
       // withTransaction may run this again after 40001/40P01: start clean each time.
       Object.assign(attempt, { written: [], results: null });
-      const jobs = await lockJobs(tx, jobIds);
+      const jobs = await lockJobs(tx, jobIds, oneTenant(requests.map((r) => r.claim.tenantId)));
       for (const jobId of jobIds) if (!jobs.has(jobId)) throw new JobNotFound(jobId);
       const written = await writeDecisions(tx, jobs, requests);
       attempt.written = written.map((w, i) => ({ claim: requests[i]!.claim, settlement: w.inserted.at(-1) ?? null }));
@@ -83,4 +83,9 @@ async function readBackBatch(pool: Pool, jobIds: string[], attempt: BatchAttempt
       { cause: error },
     );
   }
+}
+
+/** The one tenant all of them name, or undefined (a claim made by hand names none). */
+function oneTenant(tenants: readonly (string | undefined)[]): string | undefined {
+  return new Set(tenants).size === 1 ? tenants[0] : undefined;
 }

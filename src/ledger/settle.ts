@@ -71,7 +71,7 @@ async function settleOnce(pool: Pool, request: SettleRequest, options: SettleOpt
 
 /** Lock → decide → write, then move the accounts (docs/ARCHITECTURE.md "The flow"). */
 async function settleInTransaction(tx: Queryable, request: SettleRequest, state: Attempt): Promise<SettleResult> {
-  const job = await lockJob(tx, request.jobId);
+  const job = await lockJob(tx, request.jobId, request.claim?.tenantId);
   if (!job) throw new JobNotFound(request.jobId);
   const [written] = await writeDecisions(tx, new Map([[job.row.id, job]]), [request]);
   state.written = written!.inserted.at(-1) ?? null;

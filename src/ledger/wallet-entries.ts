@@ -62,16 +62,17 @@ const INSERT_COLUMNS = `id, settlement_key, entry_type, flags, pending_id, debit
  */
 function statement(guarded: boolean): string {
   const GRANT_PARAM = guarded ? 27 : 24;
+  const TENANT_PARAM = guarded ? 23 : 25;
   return `with head as (
-    update accounts set debits_pending = debits_pending + $2, debits_posted = debits_posted + $3,
+    update accounts w set debits_pending = debits_pending + $2, debits_posted = debits_posted + $3,
                         credits_pending = credits_pending + $4, credits_posted = credits_posted + $5,
                         entry_seq = entry_seq + $6, running_balance = running_balance + $7, running_reserved = running_reserved + $8,
                         last_entry_at = greatest(clock_timestamp(), last_entry_at)
-    where id = $1${guarded ? ` and kind = 'wallet' and tenant_id = $23 and currency = $24 and credits_posted - debits_posted - debits_pending >= $25` : ''}
+    where w.tenant_id = $${TENANT_PARAM} and w.id = $1${guarded ? ` and kind = 'wallet' and currency = $24 and credits_posted - debits_posted - debits_pending >= $25` : ''}
     returning entry_seq, running_balance, running_reserved, last_entry_at, credits_posted - debits_posted as balance,
               tenant_id, currency, threshold_count
   ), counterparts as materialized (
-    select a.id from head, accounts a where a.id = any(${guarded ? '$26' : '$23'}::uuid[]) order by a.id for no key update of a
+    select a.id from head, accounts a where a.tenant_id = $${TENANT_PARAM} and a.id = any(${guarded ? '$26' : '$23'}::uuid[]) order by a.id for no key update of a
   ), moves as (
     select e.*, head.last_entry_at as at, head.entry_seq - $6 + e.n as wallet_seq,
            head.running_balance - e.balance_later as balance_after, head.running_reserved - e.reserved_later as reserved_after
@@ -93,7 +94,7 @@ function statement(guarded: boolean): string {
                              else 0 end as amount
     from moves m
     union all
-    select h.created_at, -m.amount from moves m join holds h on h.job_id = m.job_id where m.flags in ('post_pending', 'void_pending')
+    select h.created_at, -m.amount from moves m join holds h on h.tenant_id = $${TENANT_PARAM} and h.job_id = m.job_id where m.flags in ('post_pending', 'void_pending')
   ), spend as (
     insert into spend_periods (tenant_id, currency, period, starts_on, spent)
     select head.tenant_id, head.currency, p.period, p.starts_on, sum(s.amount)
@@ -193,6 +194,8 @@ export async function postWalletEntries(
   const counterparts = new Set(moving.flatMap((t) => [t.debitAccountId, t.creditAccountId]).filter((account) => account !== walletId));
   values.push([...counterparts].sort());
   values.push(moving.map((t) => t.grantId ?? null));
+  // The wallet's tenant (every transfer's): guarded, the guard's ($23) already names it.
+  if (!guard) values.push(moving[0]!.tenantId);
   const result = await tx.query<
     EntryRow & { wallet_balance: bigint; threshold_crossings: Crossing[] | null; over_limit: OverLimit[] | null }
   >({

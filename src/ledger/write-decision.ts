@@ -78,7 +78,8 @@ export async function writeDecisions(
   );
 
   const holding = requests.filter((_, i) => decisions[i]!.intents.length > 0).map((r) => r.jobId);
-  const holds = holding.length > 0 ? await findHolds(tx, holding) : new Map();
+  const tenants = new Set(locked.map((job) => job.row.tenant_id));
+  const holds = holding.length > 0 ? await findHolds(tx, holding, tenants.size === 1 ? [...tenants][0] : undefined) : new Map();
   const plans: PlannedIntent[][] = decisions.map((decision, i) => {
     const claim = requests[i]!.claim;
     const source = claim ? { provider: claim.provider, eventKey: claim.eventKey } : null;

@@ -93,6 +93,7 @@ export async function recordFetchMismatch(pool: Pool, claim: ClaimedEvent, conte
       provider: claim.provider,
       eventKey: claim.event_key,
       jobId: claim.job_id,
+      tenantId: claim.tenant_id,
       outcome: 'event_mismatch',
       payloadHash: context.payloadHash,
       detail: { mismatch: mismatch.field, source: 'usage_fetch', expected: mismatch.expected, got: mismatch.got },
