@@ -163,7 +163,8 @@ describe('migration 0023 on rows written before it', () => {
     await pool.query(`delete from delivery_attempts where provider = 'nobody'`);
 
     const before = await rows();
-    expect(await migrate(pool)).toEqual([expect.stringMatching(/^0023_/)]);
+    // 0023 first, then whatever later migrations the checkout has.
+    expect((await migrate(pool))[0]).toMatch(/^0023_/);
     expect(await rows()).toEqual(before);
 
     // Each new tenant_id is its parent row's; the admin's and a stranger's payment are NO_TENANT.
