@@ -11,10 +11,15 @@ export interface ProviderLookup {
   find(name: string): Promise<ProviderRow | null>;
   /** this process changed a provider: forget what was read before (its own commit, no wait for the notification) */
   changed(): void;
+  /**
+   * The provider read again from the table, when `find` may have answered from memory
+   * (null otherwise): intake's second look before it refuses a signature.
+   */
+  reread(name: string): Promise<ProviderRow | null>;
 }
 
 export function uncachedProviders(db: Queryable): ProviderLookup {
-  return { find: (name) => findProvider(db, name), changed: () => {} };
+  return { find: (name) => findProvider(db, name), changed: () => {}, reread: async () => null };
 }
 
 /**
@@ -58,6 +63,11 @@ export class ProviderCache implements ProviderLookup {
   };
 
   readonly changed = (): void => this.entries.clear();
+
+  readonly reread = async (name: string): Promise<ProviderRow | null> => {
+    this.entries.delete(name);
+    return this.find(name);
+  };
 
   /** Starts listening; until the LISTEN is in place (or while it is lost) every find reads the table. */
   async start(): Promise<void> {

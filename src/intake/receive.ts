@@ -37,7 +37,17 @@ export async function receiveWebhook(
   // Filled in as intake learns who the delivery is about; a refusal carries it to its log line.
   const known: RefusalContext = { provider: provider.name };
   try {
-    return await receiveFor(pool, provider, raw, headers, known);
+    try {
+      return await receiveFor(pool, provider, raw, headers, known);
+    } catch (error) {
+      // A provider kept in memory may predate a rotation another process just committed
+      // (its notification still on the way): before refusing a signature, look again.
+      // Verification comes first in receiveFor, so nothing was written.
+      if (!(error instanceof WebhookRefused && error.code === 'invalid_signature')) throw error;
+      const current = await providers.reread(providerName);
+      if (!current || JSON.stringify(current) === JSON.stringify(provider)) throw error;
+      return await receiveFor(pool, current, raw, headers, known);
+    }
   } catch (error) {
     if (error instanceof WebhookRefused) Object.assign(error.context, known);
     throw error;
