@@ -162,11 +162,11 @@ export class LocalStripe extends StripeState {
   private createSession(params: Record<string, FormValue>, ok: (body: unknown, status?: number) => Stored): Stored {
     const items = Array.isArray(params.line_items) ? (params.line_items as Obj[]) : [];
     const first = items[0] as { quantity?: string; price_data?: { currency?: string; unit_amount?: string } } | undefined;
-    const quantity = wholeNumber(first?.quantity ?? '1');
-    const unit = wholeNumber(first?.price_data?.unit_amount);
+    const quantity = minorUnits(first?.quantity ?? '1');
+    const unit = minorUnits(first?.price_data?.unit_amount);
     const currency = first?.price_data?.currency;
-    const total = unit !== null && quantity !== null ? wholeNumber(String(BigInt(unit) * BigInt(quantity))) : null;
-    if (params.mode !== 'payment' || !currency || unit === null || unit <= 0 || quantity === null || total === null) {
+    const total = unit !== null && quantity !== null ? wireInteger(unit * quantity) : null;
+    if (params.mode !== 'payment' || !currency || unit === null || unit <= 0n || quantity === null || total === null) {
       return {
         ...ok(apiError('invalid_request_error', 'mode payment with one line item of price_data (currency, unit_amount) is required'), 400),
       };
@@ -194,8 +194,9 @@ export class LocalStripe extends StripeState {
   }
 
   private createPaymentIntent(params: Record<string, FormValue>, ok: (body: unknown, status?: number) => Stored): Stored {
-    const amount = wholeNumber(params.amount);
-    if (amount === null || amount <= 0 || typeof params.currency !== 'string') {
+    const units = minorUnits(params.amount);
+    const amount = units === null || units <= 0n ? null : wireInteger(units);
+    if (amount === null || typeof params.currency !== 'string') {
       return ok(apiError('invalid_request_error', 'amount (a positive integer) and currency are required'), 400);
     }
     const pi = this.newPaymentIntent({
@@ -288,6 +289,15 @@ function answer(response: ServerResponse, status: number, body: unknown, replaye
  * A form field holding a whole number of minor units, as Stripe reads one: decimal digits
  * only, and exactly representable (at most 15 digits); anything else is null.
  */
-function wholeNumber(value: unknown): number | null {
-  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : null;
+/** A form field of whole minor units (or a quantity), read from its digits as a bigint: exact. */
+function minorUnits(value: unknown): bigint | null {
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? BigInt(value) : null;
+}
+
+/**
+ * An amount as Stripe's JSON carries it (a number), or null past 2^53 − 1, where a JSON
+ * number could no longer hold it exactly (the real API refuses such amounts too).
+ */
+function wireInteger(units: bigint): number | null {
+  return units <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(units) : null;
 }
