@@ -15,3 +15,14 @@ export function chartMicros(amount: string | undefined): number {
   }
   return Number(micros);
 }
+
+/**
+ * An entry's instant as a chart's x: unix seconds with its microseconds (the API's
+ * instants carry six digits). A wallet's burst of entries falls within one second; at
+ * whole seconds they all shared one x and the chart drew the burst as one vertical
+ * stroke ending wherever uPlot last drew, not at the balance the wallet was left with.
+ */
+export function chartSeconds(instant: string): number {
+  const micros = /\.\d{3}(\d{3})Z$/.exec(instant)?.[1];
+  return Date.parse(instant) / 1000 + (micros ? Number(micros) / 1_000_000 : 0);
+}

@@ -3,7 +3,7 @@ import { ConsoleApiError } from '../api.js';
 import { html, jsonScript } from '../html.js';
 import { badge, money, page, pager, when } from '../layout.js';
 import type { PageHandler } from '../page-handler.js';
-import { chartMicros } from '../chart-values.js';
+import { chartMicros, chartSeconds } from '../chart-values.js';
 import { pageQuery, walletTable, type List } from './tenants.js';
 import { grantsSection, type GrantSummary } from './grants.js';
 
@@ -117,7 +117,7 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
       <div class="chart" data-series="balance-series" role="img" aria-label="balance after each entry"></div>
       ${jsonScript('balance-series', {
         title: `Balance after each entry (${wallet.currency})`,
-        x: points.map((e) => Math.floor(Date.parse(e.created_at) / 1000)),
+        x: points.map((e) => chartSeconds(e.created_at)),
         micros: true,
         steps: true,
         series: [{ label: 'balance', values: points.map((e) => chartMicros(e.balance_after)) }],
