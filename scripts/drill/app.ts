@@ -10,8 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
  * the drill relies on.
  */
 
-/** The package root, from dist/drill/ (compiled) — where bin/ and dist/ are. */
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The package root, from dist/drill/scripts/drill/ (compiled) — where bin/ and dist/ are. */
+export const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const TALLY_BIN = join(ROOT, 'bin', 'tally');
 
 export type Usage = Record<string, number>;
