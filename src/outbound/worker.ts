@@ -1,4 +1,5 @@
 import type { Pool } from '../db/pool.js';
+import { IdleLoops } from '../queue/engine/index.js';
 import { claimDeliveries, type ClaimedDelivery } from './claim.js';
 import { deliver, type AttemptResult } from './deliver.js';
 import type { DestinationPolicy, Resolver } from './destinations.js';
@@ -35,12 +36,14 @@ export interface DeliveryWorkerOptions {
 export class DeliveryWorker {
   private running = false;
   private loops: Promise<void>[] = [];
-  private readonly wakers = new Set<() => void>();
+  private readonly idleLoops: IdleLoops;
 
   constructor(
     private readonly pool: () => Pool,
     private readonly options: DeliveryWorkerOptions,
-  ) {}
+  ) {
+    this.idleLoops = new IdleLoops(options.settings.pollIntervalMs);
+  }
 
   start(): void {
     this.running = true;
@@ -50,7 +53,7 @@ export class DeliveryWorker {
   /** Stops claiming; deliveries in flight finish (each within the timeout) and are recorded. */
   async stop(): Promise<void> {
     this.running = false;
-    for (const wake of [...this.wakers]) wake();
+    this.idleLoops.wakeAll();
     await Promise.all(this.loops);
     this.loops = [];
   }
@@ -72,7 +75,7 @@ export class DeliveryWorker {
         continue;
       }
       // Work is waiting: another idle loop may find more.
-      this.wakeOne();
+      this.idleLoops.wakeOne();
       await this.attempt(claim);
     }
   }
@@ -101,22 +104,9 @@ export class DeliveryWorker {
   }
 
   private idle(): Promise<void> {
-    if (!this.running) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.wakers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, this.options.settings.pollIntervalMs);
-      this.wakers.add(wake);
-    });
+    return this.running ? this.idleLoops.wait() : Promise.resolve();
   }
 
-  private wakeOne(): void {
-    const [first] = this.wakers;
-    first?.();
-  }
 }
 
 function logOutcome(log: DeliveryLog, claim: ClaimedDelivery, result: AttemptResult, outcome: RecordedOutcome): void {

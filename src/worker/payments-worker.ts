@@ -1,4 +1,5 @@
 import type { Pool } from '../db/pool.js';
+import { IdleLoops } from '../queue/engine/index.js';
 import { failpoint } from '../failpoints.js';
 import { STRIPE_CALLS_TABLE, type ClaimedCall } from '../funds/payments/calls-table.js';
 import { meaningOf, refundOf, type EventMeaning, type RefundFacts } from '../funds/payments/event-meaning.js';
@@ -41,12 +42,14 @@ export interface PaymentsWorkerOptions {
 export class PaymentsWorker {
   private running = false;
   private loops: Promise<void>[] = [];
-  private readonly wakers = new Set<() => void>();
+  private readonly idleLoops: IdleLoops;
 
   constructor(
     private readonly pool: () => Pool,
     private readonly options: PaymentsWorkerOptions,
-  ) {}
+  ) {
+    this.idleLoops = new IdleLoops(options.pollIntervalMs);
+  }
 
   start(): void {
     this.running = true;
@@ -56,7 +59,7 @@ export class PaymentsWorker {
 
   async stop(): Promise<void> {
     this.running = false;
-    for (const wake of [...this.wakers]) wake();
+    this.idleLoops.wakeAll();
     await Promise.all(this.loops);
     this.loops = [];
   }
@@ -178,16 +181,7 @@ export class PaymentsWorker {
   }
 
   private idle(): Promise<void> {
-    if (!this.running) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.wakers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, this.options.pollIntervalMs);
-      this.wakers.add(wake);
-    });
+    return this.running ? this.idleLoops.wait() : Promise.resolve();
   }
 }
 

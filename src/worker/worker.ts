@@ -3,6 +3,7 @@ import type { Pool } from '../db/pool.js';
 import { newClient } from '../db/host-selection.js';
 import { failpoint } from '../failpoints.js';
 import { EVENTS_CHANNEL, claimEvents, type ClaimedEvent } from '../queue/index.js';
+import { IdleLoops } from '../queue/engine/index.js';
 import { settleEvent, settleEvents, type EventOutcome } from './settle-event.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { logEventOutcome } from './outcome-log.js';
@@ -58,7 +59,7 @@ export const DEFAULT_BATCH_SIZE = processConfig().settleBatchSize; // TALLY_SETT
 export class Worker {
   private running = false;
   private loops: Promise<void>[] = [];
-  private wakers = new Set<() => void>();
+  private readonly idleLoops: IdleLoops;
   private listener: pg.Client | null = null;
   private listenTimer: NodeJS.Timeout | null = null;
   private dutyTimer: NodeJS.Timeout | null = null;
@@ -70,6 +71,7 @@ export class Worker {
     private readonly options: WorkerOptions,
   ) {
     this.leases = new LeaseKeeper(pool, options.leaseSeconds, options.log);
+    this.idleLoops = new IdleLoops(options.pollIntervalMs);
   }
 
   async start(): Promise<void> {
@@ -89,7 +91,7 @@ export class Worker {
     if (this.dutyTimer) clearInterval(this.dutyTimer);
     if (this.listenTimer) clearTimeout(this.listenTimer);
     this.listenTimer = null;
-    this.wakeAll();
+    this.idleLoops.wakeAll();
     await Promise.all(this.loops);
     await this.leases.stop();
     await this.dutyRun;
@@ -137,25 +139,7 @@ export class Worker {
 
   /** Waits for a notification or the poll interval, whichever comes first. */
   private idle(): Promise<void> {
-    if (!this.running) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.wakers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, this.options.pollIntervalMs);
-      this.wakers.add(wake);
-    });
-  }
-
-  private wakeOne(): void {
-    const [first] = this.wakers;
-    first?.();
-  }
-
-  private wakeAll(): void {
-    for (const wake of [...this.wakers]) wake();
+    return this.running ? this.idleLoops.wait() : Promise.resolve();
   }
 
   /**
@@ -177,7 +161,7 @@ export class Worker {
     });
     // One notification is one new event: wake one idle loop, not all of them (every
     // woken loop runs the claim query; a herd of them costs more than the settling).
-    client.on('notification', () => this.wakeOne());
+    client.on('notification', () => this.idleLoops.wakeOne());
     try {
       await client.connect();
       await client.query(`listen ${EVENTS_CHANNEL}`);

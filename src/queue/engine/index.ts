@@ -6,6 +6,7 @@
  * and outbound/ (deliveries to tenants' endpoints).
  */
 export { LeaseLost } from './errors.js';
+export { IdleLoops } from './idle-loops.js';
 export { claimDue, claimNamed, deadLetter, extendLeases, readBack, retryLater, writeFenced, type ReadBack, type RetryVariant } from './operations.js';
 export { commitFenced, recordFailure, type FailedOutcome } from './outcomes.js';
 export { afterFailure, type AfterFailure, type Failure, type RetryPolicy } from './retry-policy.js';
