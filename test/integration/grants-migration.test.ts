@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it, inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { priceBookOf } from '../../src/catalog/prices.js';
-import { loadMigrations, migrate } from '../../src/db/migrate.js';
-import { createPool, type Queryable } from '../../src/db/pool.js';
+import { migrate } from '../../src/db/migrate.js';
+import { type Queryable } from '../../src/db/pool.js';
 import { withTransaction } from '../../src/db/transaction.js';
 import { walletTotals } from '../../src/funds/posting/index.js';
 import { lockWalletFunds } from '../../src/funds/wallet-funds.js';
@@ -18,7 +17,7 @@ import type { Statement } from '../../src/ledger/statement.js';
 import { creditKey, holdKey, settlementKey, type LifecycleEvent } from '../../src/lifecycle/index.js';
 import { snapshotOf } from '../../src/pricing/index.js';
 import { EXCEPTION_CLASSES, findInconsistencies, projectionFromEntries, type ExceptionClass } from '../../src/reconcile/checks.js';
-import { withDatabase } from '../support/global-setup.js';
+import { fileDatabase, migrateBefore } from '../support/older-schema.js';
 import { ledgerViolations } from '../support/invariants.js';
 
 /**
@@ -38,28 +37,7 @@ import { ledgerViolations } from '../support/invariants.js';
 
 const GRANTS = 19;
 
-const admin = createPool(withDatabase(inject('databaseUrl'), 'postgres'), { max: 1 });
-const name = `tally_grants_migration_${randomBytes(5).toString('hex')}`;
-await admin.query(`create database ${name}`);
-const pool = createPool(withDatabase(inject('databaseUrl'), name), { max: 4 });
-afterAll(async () => {
-  await pool.end();
-  await admin.query(`drop database ${name} with (force)`);
-  await admin.end();
-});
-
-/** The schema as it was before grants, applied the way migrate() applies it. */
-async function migrateBefore(version: number): Promise<void> {
-  await pool.query(
-    'create table schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())',
-  );
-  for (const migration of (await loadMigrations()).filter((m) => m.version < version)) {
-    await withTransaction(pool, async (tx) => {
-      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
-      await tx.query(migration.sql);
-    });
-  }
-}
+const pool = await fileDatabase('tally_grants_migration');
 
 // ---------------------------------------------------------------------------------------
 // The ledger as the code before grants wrote it: the same rows, in plain SQL. Each
@@ -732,7 +710,7 @@ describe('migration 0019 on a ledger written before grants', () => {
     { timeout: 120_000 },
     async () => {
       const started = performance.now();
-      await migrateBefore(GRANTS);
+      await migrateBefore(pool, GRANTS);
       const { rich, euro, overdrawn, spent, empty, owing, named } = await populate();
       const overdrafts = [overdrawn.id, owing.id].sort().map((id) => ['wallet_overdrawn', id]);
       const ids = wallets.map((w) => w.id);

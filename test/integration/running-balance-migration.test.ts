@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it, inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppendOnlyViolation, mapDatabaseError } from '../../src/db/errors.js';
-import { loadMigrations, migrate } from '../../src/db/migrate.js';
-import { createPool } from '../../src/db/pool.js';
+import { migrate } from '../../src/db/migrate.js';
 import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import { creditWallet } from '../../src/ledger/credit.js';
 import { findInconsistencies, projectionFromEntries } from '../../src/reconcile/checks.js';
-import { withDatabase } from '../support/global-setup.js';
+import { fileDatabase, migrateBefore } from '../support/older-schema.js';
 
 /**
  * Migration 0009 on a database that already holds a ledger: every existing entry of a
@@ -22,26 +20,7 @@ const WALLETS = 3;
 const CREDITS = 4000; // per wallet
 const JOBS = 3000; // per wallet: a reservation, a capture and the remainder's release each
 
-const admin = createPool(withDatabase(inject('databaseUrl'), 'postgres'), { max: 1 });
-const name = `tally_backfill_${randomBytes(5).toString('hex')}`;
-await admin.query(`create database ${name}`);
-const pool = createPool(withDatabase(inject('databaseUrl'), name), { max: 4 });
-afterAll(async () => {
-  await pool.end();
-  await admin.query(`drop database ${name} with (force)`);
-  await admin.end();
-});
-
-/** The schema as it was before running balances, applied the way migrate() applies it. */
-async function migrateBefore(version: number): Promise<void> {
-  await pool.query('create table schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())');
-  for (const migration of (await loadMigrations()).filter((m) => m.version < version)) {
-    await withTransaction(pool, async (tx) => {
-      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
-      await tx.query(migration.sql);
-    });
-  }
-}
+const pool = await fileDatabase('tally_backfill');
 
 interface Wallet {
   id: string;
@@ -112,7 +91,7 @@ async function expectedOrder(walletId: string) {
 
 describe('migration 0009 on a populated ledger', () => {
   it(`orders every existing entry of ${WALLETS} wallets (about ${WALLETS * (CREDITS + 3 * JOBS)}), and the orders continue`, { timeout: 120_000 }, async () => {
-    await migrateBefore(RUNNING_BALANCES);
+    await migrateBefore(pool, RUNNING_BALANCES);
     const wallets = await populate();
     const before = await pool.query<{ n: number }>('select count(*)::int as n from ledger_entries');
 

@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it, inject } from 'vitest';
-import { loadMigrations, migrate } from '../../src/db/migrate.js';
-import { createPool } from '../../src/db/pool.js';
+import { describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.js';
 import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import { findInconsistencies, projectionFromEntries } from '../../src/reconcile/checks.js';
-import { withDatabase } from '../support/global-setup.js';
+import { fileDatabase, migrateBefore } from '../support/older-schema.js';
 
 /**
  * Migration 0014 on a ledger that already has holds and settlements: the spend of every
@@ -19,27 +17,7 @@ const SPEND_LIMITS = 14;
 const JOBS = 240;
 const HOLD = 5_000n;
 
-const admin = createPool(withDatabase(inject('databaseUrl'), 'postgres'), { max: 1 });
-const name = `tally_spend_backfill_${randomBytes(5).toString('hex')}`;
-await admin.query(`create database ${name}`);
-const pool = createPool(withDatabase(inject('databaseUrl'), name), { max: 4 });
-afterAll(async () => {
-  await pool.end();
-  await admin.query(`drop database ${name} with (force)`);
-  await admin.end();
-});
-
-async function migrateBefore(version: number): Promise<void> {
-  await pool.query(
-    'create table schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())',
-  );
-  for (const migration of (await loadMigrations()).filter((m) => m.version < version)) {
-    await withTransaction(pool, async (tx) => {
-      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
-      await tx.query(migration.sql);
-    });
-  }
-}
+const pool = await fileDatabase('tally_spend_backfill');
 
 /** Job i: reserved at a time that walks over days and the October/November boundary; open, captured, released, or captured and adjusted. */
 const START = Date.parse('2026-10-30T21:00:00.000Z');
@@ -165,7 +143,7 @@ async function populate(): Promise<{ tenantId: string }> {
 
 describe('migration 0014 on a populated ledger', () => {
   it(`counts the spend of ${JOBS} jobs over days and months: reconciliation agrees, and finds a counter changed or missing`, async () => {
-    await migrateBefore(SPEND_LIMITS);
+    await migrateBefore(pool, SPEND_LIMITS);
     const { tenantId } = await populate();
     const applied = await migrate(pool);
     expect(applied[0]).toMatch(/^0014_/);

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, describe, expect, it, inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NO_TENANT } from '../../src/db/distribution.js';
-import { loadMigrations, migrate } from '../../src/db/migrate.js';
-import { createPool } from '../../src/db/pool.js';
+import { migrate } from '../../src/db/migrate.js';
 import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import { persistDeliveries } from '../../src/queue/index.js';
 import { settle } from '../../src/ledger/settle.js';
-import { withDatabase } from '../support/global-setup.js';
+import { fileDatabase, migrateBefore } from '../support/older-schema.js';
 import { createWorld, submitWorldJob, type World } from '../support/fixtures.js';
 import { distributionProblems } from '../support/citus-catalog.js';
 import { ledgerViolations } from '../support/invariants.js';
@@ -24,30 +23,10 @@ import { ledgerViolations } from '../support/invariants.js';
 
 const TENANT_KEYS = 23;
 
-const admin = createPool(withDatabase(inject('databaseUrl'), 'postgres'), { max: 1 });
-const name = `tally_tenant_keys_${randomBytes(5).toString('hex')}`;
-await admin.query(`create database ${name}`);
-const pool = createPool(withDatabase(inject('databaseUrl'), name), { max: 4 });
-afterAll(async () => {
-  await pool.end();
-  await admin.query(`drop database ${name} with (force)`);
-  await admin.end();
-});
+const pool = await fileDatabase('tally_tenant_keys');
 
 /** The tables that gain tenant_id (stripe_payments had it, nullable). */
 const GAINED = ['delivery_attempts', 'idempotency_keys', 'outbound_deliveries', 'outbound_attempts', 'stripe_refunds', 'stripe_disputes'];
-
-async function migrateBefore(version: number): Promise<void> {
-  await pool.query(
-    'create table schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())',
-  );
-  for (const migration of (await loadMigrations()).filter((m) => m.version < version)) {
-    await withTransaction(pool, async (tx) => {
-      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
-      await tx.query(migration.sql);
-    });
-  }
-}
 
 /** Every row of every table, as JSON without tenant_id where it is new, sorted: what must not change. */
 async function rows(): Promise<Record<string, string[]>> {
@@ -135,7 +114,7 @@ async function tenantsOf(sql: string): Promise<unknown[]> {
 
 describe('migration 0023 on rows written before it', () => {
   it("keeps every row, gives each new tenant_id its parent row's, and the code carries on", { timeout: 120_000 }, async () => {
-    await migrateBefore(TENANT_KEYS);
+    await migrateBefore(pool, TENANT_KEYS);
     // Today's code writes the ledger (credits, reservations, settlements): its outbox
     // statement names outbound_deliveries.tenant_id, so the column exists (empty: no
     // endpoint listens yet) while it runs, and is gone again before the migration.

@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, inject } from 'vitest';
+import { loadMigrations } from '../../src/db/migrate.js';
+import { createPool, type Pool } from '../../src/db/pool.js';
+import { withTransaction } from '../../src/db/transaction.js';
+import { withDatabase } from './global-setup.js';
+
+/**
+ * For the tests of a migration on rows written before it: an empty database of the test
+ * file's own (dropped after the file), and the migrations below a version applied the way
+ * migrate() applies them, each in its transaction and recorded in schema_migrations —
+ * so that the test can write the rows the old code wrote, then migrate() the rest.
+ */
+export async function fileDatabase(prefix: string): Promise<Pool> {
+  const admin = createPool(withDatabase(inject('databaseUrl'), 'postgres'), { max: 1 });
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  await admin.query(`create database ${name}`);
+  const pool = createPool(withDatabase(inject('databaseUrl'), name), { max: 4 });
+  afterAll(async () => {
+    await pool.end();
+    await admin.query(`drop database ${name} with (force)`);
+    await admin.end();
+  });
+  return pool;
+}
+
+/** The schema as it was before migration `version`. */
+export async function migrateBefore(pool: Pool, version: number): Promise<void> {
+  await pool.query(
+    'create table schema_migrations (version integer primary key, name text not null, applied_at timestamptz not null default now())',
+  );
+  for (const migration of (await loadMigrations()).filter((m) => m.version < version)) {
+    await withTransaction(pool, async (tx) => {
+      await tx.query('insert into schema_migrations (version, name) values ($1, $2)', [migration.version, migration.name]);
+      await tx.query(migration.sql);
+    });
+  }
+}
