@@ -13,6 +13,7 @@ import { settle } from '../../src/ledger/settle.js';
 import { settleBatch } from '../../src/ledger/settle-batch.js';
 import type { LifecycleEvent } from '../../src/lifecycle/index.js';
 import { freshDatabase } from '../support/database.js';
+import { lifecycleEventArb } from '../support/lifecycle-arbitraries.js';
 import {
   UNIT_PRICES,
   createTenant,
@@ -99,31 +100,7 @@ const usageArb: fc.Arbitrary<Usage> = fc.oneof(
 );
 const limitsArb = fc.record({ input_tokens: fc.integer({ min: 0, max: 2000 }), output_tokens: fc.integer({ min: 0, max: 1000 }) });
 
-const eventArb: fc.Arbitrary<LifecycleEvent> = fc.oneof(
-  { weight: 1, arbitrary: fc.constant<LifecycleEvent>({ type: 'job.started' }) },
-  { weight: 3, arbitrary: usageArb.map((usage): LifecycleEvent => ({ type: 'job.completed', usage })) },
-  {
-    weight: 1,
-    arbitrary: fc
-      .option(usageArb, { nil: undefined })
-      .map((usage): LifecycleEvent => (usage ? { type: 'job.failed', usage } : { type: 'job.failed' })),
-  },
-  {
-    weight: 1,
-    arbitrary: fc
-      .option(usageArb, { nil: undefined })
-      .map((usage): LifecycleEvent => (usage ? { type: 'job.canceled', usage } : { type: 'job.canceled' })),
-  },
-  {
-    weight: 5,
-    arbitrary: fc
-      .tuple(fc.integer({ min: 1, max: 5 }), usageArb)
-      .map(([correction, usage]): LifecycleEvent => ({ type: 'job.usage_corrected', correction, usage })),
-  },
-  { weight: 1, arbitrary: fc.constant<LifecycleEvent>({ type: 'cancel.requested' }) },
-  { weight: 1, arbitrary: fc.constant<LifecycleEvent>({ type: 'cancel.grace_elapsed' }) },
-  { weight: 1, arbitrary: fc.constant<LifecycleEvent>({ type: 'hold.expired' }) },
-);
+const eventArb = lifecycleEventArb(usageArb, { completed: 3, corrected: 5, maxCorrection: 5 });
 
 const timingArb: fc.Arbitrary<Timing> = fc.oneof(
   { weight: 3, arbitrary: fc.constant<Timing>({ kind: 'lasting' }) },
