@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { TALLY_BIN } from './app.js';
+export { freePort } from './free-port.js';
 import { peakRssBytes, procStat, runQueueWaitNs } from './procs.js';
 
 /** A `./bin/tally` child: the same built CLI an operator runs, as a real process. */
@@ -65,16 +65,6 @@ export function runTally(name: string, args: string[], env: Record<string, strin
   };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** Polls a condition that another process makes true (nothing to await across processes). */
 export async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs: number, abort?: () => string | null): Promise<void> {

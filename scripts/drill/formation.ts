@@ -1,7 +1,7 @@
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cleanup } from './cleanup.js';
-import { freePort } from './free-port.js';
+import { freePort } from '../../bench/free-port.js';
 import { kill, postmasterPidOf, type Killed, type KillMode } from './kill.js';
 import { MonitorState, isWhole } from './monitor-state.js';
 import { PgAutoctl } from './pg-autoctl.js';

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TALLY_BIN } from './app.js';
 import type { Cleanup } from './cleanup.js';
-import { freePort } from './free-port.js';
+import { freePort } from '../../bench/free-port.js';
 import { runToEnd, startLogged, waitFor, type LoggedProcess } from './processes.js';
 
 /**

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 
-/** A TCP port on 127.0.0.1 that nothing listens on now (the OS picks it). */
+/** A TCP port on 127.0.0.1 that nothing listens on now (the OS picks it): the bench's and the failover drill's. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
