@@ -37,7 +37,7 @@ export const DISTRIBUTED_TABLES = {
   hold_shares: "a hold's split across its wallet's grants",
   adjustment_draws: "what a job's adjustments took from its wallet's grants",
   webhook_events: "the outbox of provider events: each is about one tenant's job, settled in that job's transaction",
-  delivery_attempts: "every delivery of a provider event, recorded with the event, so with its job's tenant",
+  delivery_attempts: "a provider event's repeats, conflicts and mismatches, each naming its job, so with the job's tenant",
   alerts: 'raised by a settlement (or an endpoint of the tenant) and shown on the job',
   idempotency_keys: "stored answers, written in the effect's transaction (a tenant's call: the tenant; the admin's: NO_TENANT)",
   webhook_endpoints: "a tenant's webhook destinations",

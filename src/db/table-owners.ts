@@ -39,7 +39,10 @@ export const TABLE_OWNERS = {
     owner: 'src/console/session-store.ts',
     why: "sessions are the console's own: made at sign-in, touched, expired, revoked",
   },
-  delivery_attempts: { owner: 'src/queue/', why: 'a provider delivery is recorded with the event it brought, in the outbox statement' },
+  delivery_attempts: {
+    owner: 'src/queue/',
+    why: "a provider's repeated, conflicting or mismatched delivery, recorded in the outbox statement (an accepted one is its event row)",
+  },
   duties: { owner: 'src/duties/', why: 'the conditional upsert that lets one worker of many run a duty per interval' },
   grants: {
     owner: 'src/funds/',

@@ -105,7 +105,6 @@ async function receiveFor(
       payloadHash,
       payload: raw,
       event: storedEventOf(event),
-      attemptId: newId(),
     },
   });
   if (!inserted) {

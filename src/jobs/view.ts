@@ -52,8 +52,20 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
     [job.id],
   );
   const alerts = await db.query<{ class: string }>('select distinct class from alerts where job_id = $1 order by class', [job.id]);
+  // An accepted delivery is recorded by its event row alone (migration 0026); repeats,
+  // conflicts and mismatches by their attempt rows. Oldest first; at one instant (a group
+  // commit's statement shares now()) the accepted events first — an attempt repeating an
+  // event never precedes it — in their sequence, then the attempts by id (UUIDv7: the
+  // order intake made them). Every key is unique within its kind, so the order is total.
   const deliveries = await db.query<JobDetails['deliveries'][number]>(
-    'select provider, event_key, outcome, received_at from delivery_attempts where job_id = $1 order by received_at, id',
+    `select provider, event_key, outcome, received_at from (
+       select provider, event_key, 'accepted' as outcome, received_at, 0 as kind, seq, null::uuid as id
+       from webhook_events where job_id = $1
+       union all
+       select provider, event_key, outcome, received_at, 1, null, id
+       from delivery_attempts where job_id = $1
+     ) d
+     order by received_at, kind, seq, id`,
     [job.id],
   );
   const funding = await readJobFunding(db, job.id);

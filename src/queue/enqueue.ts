@@ -1,7 +1,10 @@
 import type { Queryable } from '../db/pool.js';
 import type { StoredEvent } from './types.js';
 
-/** An accepted delivery, to be put in the outbox. */
+/**
+ * An accepted delivery, to be put in the outbox. Its row is also the record of the
+ * delivery (key, job, tenant, payload hash, received_at): it gets no delivery attempt.
+ */
 export interface NewEvent {
   provider: string;
   eventKey: string;
@@ -11,8 +14,6 @@ export interface NewEvent {
   payloadHash: Buffer;
   payload: Buffer;
   event: StoredEvent;
-  /** the id of its 'accepted' delivery attempt, written with it */
-  attemptId: string;
 }
 
 /** A delivery attempt recorded on its own: a repeat, a conflict or a mismatch. */
@@ -36,12 +37,15 @@ export interface AttemptRecord {
  * many it holds (intake's group commit, src/intake/group-commit.ts). The accepted events
  * are numbered under their jobs' row locks (the UPDATE of jobs.event_seq, each job once,
  * by as many as it has events here, locked in id order): the per-job sequence is commit
- * order. Each inserted event gets its 'accepted' attempt; the other attempts are written
- * as given. An event whose key a concurrent delivery committed first is skipped (the
- * intended primary key; any other constraint is an error, and fails the group).
- * Attempts are keyed by their own id, so writing a group again after a commit whose
- * answer was lost writes nothing twice. Returns the keys of the events inserted; the
- * caller wakes the workers after the commit. Events must have distinct keys.
+ * order. An accepted event's row is also the record of its delivery (the job view reads
+ * accepted deliveries from webhook_events, src/jobs/view.ts), so it gets no attempt row:
+ * only the attempts given — repeats, conflicts, mismatches — go to delivery_attempts
+ * (migration 0026). An event whose key a concurrent delivery committed first is skipped
+ * (the intended primary key; any other constraint is an error, and fails the group).
+ * Events are keyed by their key and attempts by their own id, so writing a group again
+ * after a commit whose answer was lost writes nothing twice. Returns the keys of the
+ * events inserted; the caller wakes the workers after the commit. Events must have
+ * distinct keys.
  *
  * A group of one tenant's deliveries (every attempt naming its tenant) names that tenant,
  * so on Citus it routes to one shard; a group of several tenants spans their shards
@@ -56,12 +60,12 @@ export async function persistDeliveries(db: Queryable, events: readonly NewEvent
   const result = await db.query<{ provider: string; event_key: string }>({
     name: tenant === null ? 'intake_persist_deliveries' : 'intake_persist_tenant_deliveries',
     text: `with input as (
-             select * from unnest($1::text[], $2::text[], $3::uuid[], $4::uuid[], $5::text[], $6::bytea[], $7::bytea[], $8::jsonb[], $9::uuid[])
-               with ordinality as i(provider, event_key, tenant_id, job_id, type, payload_hash, payload, event, attempt_id, ord)
+             select * from unnest($1::text[], $2::text[], $3::uuid[], $4::uuid[], $5::text[], $6::bytea[], $7::bytea[], $8::jsonb[])
+               with ordinality as i(provider, event_key, tenant_id, job_id, type, payload_hash, payload, event, ord)
            ), bumped as (
              update jobs j set event_seq = j.event_seq + c.n
-             from unnest($10::uuid[], $11::bigint[]) as c(job_id, n)
-             where ${tenant === null ? '' : 'j.tenant_id = $20 and '}j.id = c.job_id
+             from unnest($9::uuid[], $10::bigint[]) as c(job_id, n)
+             where ${tenant === null ? '' : 'j.tenant_id = $19 and '}j.id = c.job_id
              returning j.id, j.event_seq, c.n
            ), numbered as (
              select i.*, b.event_seq - b.n + row_number() over (partition by i.job_id order by i.ord) as seq
@@ -73,12 +77,9 @@ export async function persistDeliveries(db: Queryable, events: readonly NewEvent
              returning provider, event_key
            ), attempts as (
              insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail, tenant_id)
-             select n.attempt_id, n.provider, n.event_key, n.job_id, 'accepted', n.payload_hash, null, n.tenant_id
-             from numbered n join inserted x on x.provider = n.provider and x.event_key = n.event_key
-             union all
              select a.id, a.provider, a.event_key, a.job_id, a.outcome, a.payload_hash, a.detail,
                     ${tenant === null ? 'coalesce(a.tenant_id, (select j.tenant_id from jobs j where j.id = a.job_id))' : 'a.tenant_id'}
-             from unnest($12::uuid[], $13::text[], $14::text[], $15::uuid[], $16::text[], $17::bytea[], $18::jsonb[], $19::uuid[])
+             from unnest($11::uuid[], $12::text[], $13::text[], $14::uuid[], $15::text[], $16::bytea[], $17::jsonb[], $18::uuid[])
                     as a(id, provider, event_key, job_id, outcome, payload_hash, detail, tenant_id)
              on conflict on constraint delivery_attempts_pkey do nothing
            )
@@ -92,7 +93,6 @@ export async function persistDeliveries(db: Queryable, events: readonly NewEvent
       events.map((e) => e.payloadHash),
       events.map((e) => e.payload),
       events.map((e) => JSON.stringify(e.event)),
-      events.map((e) => e.attemptId),
       jobIds,
       jobIds.map((id) => perJob.get(id)!),
       attempts.map((a) => a.id),

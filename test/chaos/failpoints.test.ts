@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Random, send, type Delivery, type PlannedJob } from '../../src/simulator/index.js';
 import { freshDatabase } from '../support/database.js';
 import { Fleet } from '../support/fleet.js';
+import { jobDeliveries } from '../support/jobs.js';
 import { completedJob, createChaosWorld, effectsOf, expectExactlyOnce, printSummary, reemission, storedEvent, waitForSettled } from '../support/chaos-world.js';
 
 /**
@@ -128,8 +129,8 @@ describe('failpoints: a process SIGKILLed at a named point, and the next one fin
     const result = await sending;
     expect({ status: result.status, answer: result.answer }).toEqual({ status: 200, answer: 'already_accepted' });
     expect(result.tries).toBeGreaterThanOrEqual(2);
-    const attempts = await db.pool.query<{ outcome: string }>('select outcome from delivery_attempts where provider = $1 and event_key = $2 order by received_at', [world.provider, delivery.eventId]);
-    expect(attempts.rows.map((r) => r.outcome)).toEqual(['accepted', 'already_accepted']);
+    const deliveries = await jobDeliveries(db.pool, job.id, delivery.eventId);
+    expect(deliveries.map((d) => [d.provider, d.outcome])).toEqual([[world.provider, 'accepted'], [world.provider, 'already_accepted']]);
 
     const worker = fleet.worker({ name: 'worker', concurrency: 1, env: LEASE });
     await waitForSettled(db.pool, [job.id], 30_000);

@@ -240,8 +240,8 @@ describe('webhook payloads', () => {
     }
     const webhookEvents = await db.pool.query<{ n: number }>('select count(*)::int as n from webhook_events where event_key = $1', [eventId]);
     expect(webhookEvents.rows[0]!.n).toBe(1);
-    const attempts = await db.pool.query<{ outcome: string }>('select outcome from delivery_attempts where event_key = $1 order by received_at, id', [eventId]);
-    expect(attempts.rows.map((r) => r.outcome)).toEqual(['accepted', 'event_key_conflict', 'event_key_conflict', 'event_key_conflict']);
+    const deliveries = (await world.tenant.get(`/v1/jobs/${job.id}`)).body.deliveries.filter((d: any) => d.event_key === eventId);
+    expect(deliveries.map((d: any) => d.outcome)).toEqual(['accepted', 'event_key_conflict', 'event_key_conflict', 'event_key_conflict']);
 
     const view = await settledJob(world, job.id, 'captured');
     expect(view.settlements.map((s: any) => [s.charge_type, s.amount])).toEqual([['capture', '0.001000']]);

@@ -6,6 +6,7 @@ import { GroupCommit } from '../../src/intake/group-commit.js';
 import type { AttemptRecord, NewEvent } from '../../src/queue/index.js';
 import { freshDatabase } from '../support/database.js';
 import { createWorld, submitWorldJob } from '../support/fixtures.js';
+import { jobDeliveries } from '../support/jobs.js';
 
 const db = await freshDatabase({ max: 12 });
 
@@ -20,8 +21,16 @@ function eventFor(job: { id: string; tenant_id: string; provider: string }, even
     payloadHash: createHash('sha256').update(payload).digest(),
     payload,
     event: { type: 'job.completed', usage: { input_tokens: 1 } },
-    attemptId: randomUUID(),
   };
+}
+
+/** The outcomes delivery_attempts holds for these keys. */
+async function attemptRows(eventKeys: string[]) {
+  const result = await db.pool.query<{ outcome: string }>(
+    'select outcome from delivery_attempts where event_key = any($1::text[]) order by outcome',
+    [eventKeys],
+  );
+  return result.rows.map((r) => r.outcome);
 }
 
 async function stored(eventKeys: string[]) {
@@ -54,11 +63,15 @@ describe('intake group commit', () => {
     }
     const counters = await db.pool.query<{ event_seq: bigint }>(`select event_seq from jobs where id = any($1::uuid[])`, [jobs.map((j) => j.id)]);
     expect(counters.rows.every((r) => r.event_seq === 3n)).toBe(true);
-    const attempts = await db.pool.query<{ n: number }>(
-      `select count(*)::int as n from delivery_attempts where outcome = 'accepted' and event_key = any($1::text[])`,
-      [events.map((e) => e.eventKey)],
-    );
-    expect(attempts.rows[0]!.n).toBe(events.length);
+    // Exactly one accepted delivery per event, each in the job view of its job; none of
+    // them wrote an attempt row (the event is the record).
+    for (const job of jobs) {
+      const keys = events.filter((e) => e.jobId === job.id).map((e) => e.eventKey);
+      const seen = await jobDeliveries(db.pool, job.id);
+      expect(seen.map((d) => d.outcome)).toEqual(['accepted', 'accepted', 'accepted']);
+      expect(seen.map((d) => d.event_key).sort()).toEqual([...keys].sort());
+    }
+    expect(await attemptRows(events.map((e) => e.eventKey))).toEqual([]);
   });
 
   it('answers a repeated key in the group, or one committed before, as raced; records attempts alone; a bad write fails only itself', async () => {
@@ -86,9 +99,9 @@ describe('intake group commit', () => {
       // some are written at once (two writes in flight); the rest queue and form one group
       writer.write({ event: eventFor(job) }),
       writer.write({ event: eventFor(job) }),
-      writer.write({ event: { ...committed, attemptId: randomUUID() } }),
+      writer.write({ event: { ...committed } }),
       writer.write({ event: twin }),
-      writer.write({ event: { ...twin, attemptId: randomUUID() } }),
+      writer.write({ event: { ...twin } }),
       writer.write({ attempt }),
       writer.write({ attempt: bad }),
     ];
@@ -102,8 +115,9 @@ describe('intake group commit', () => {
     // the bad write shared a group with others, and only it failed
     expect(Math.max(...groups)).toBeGreaterThan(2);
 
-    const recorded = await db.pool.query<{ id: string; outcome: string }>(`select id, outcome from delivery_attempts where event_key = $1`, [committed.eventKey]);
-    expect(recorded.rows.map((r) => r.outcome).sort()).toEqual(['accepted', 'already_accepted']);
+    const recorded = await jobDeliveries(db.pool, job.id, committed.eventKey);
+    expect(recorded.map((d) => d.outcome)).toEqual(['accepted', 'already_accepted']);
+    expect(await attemptRows([committed.eventKey])).toEqual(['already_accepted']);
     expect((await stored([twin.eventKey])).map((r) => r.seq)).toHaveLength(1);
   });
 
@@ -117,8 +131,11 @@ describe('intake group commit', () => {
     expect(await writer.write({ attempt })).toBe(true);
     expect(await writer.write({ event })).toBe(false);
     expect(await writer.write({ attempt })).toBe(true);
-    const recorded = await db.pool.query<{ n: number }>(`select count(*)::int as n from delivery_attempts where event_key = $1`, [event.eventKey]);
-    expect(recorded.rows[0]!.n).toBe(2);
+    expect((await jobDeliveries(db.pool, job.id)).map((d) => [d.event_key, d.outcome])).toEqual([
+      [event.eventKey, 'accepted'],
+      [event.eventKey, 'already_accepted'],
+    ]);
+    expect(await attemptRows([event.eventKey])).toEqual(['already_accepted']);
   });
 });
 

@@ -11,6 +11,7 @@ import { USAGE_FETCH_RETRY } from '../../src/worker/usage-fetch.js';
 import { freshDatabase } from '../support/database.js';
 import { FakeProviderApi, HeldAnswer } from '../support/fake-provider-api.js';
 import { createOpenaiWorld, submitOpenaiJob } from '../support/fixtures.js';
+import { jobDeliveries } from '../support/jobs.js';
 import { uncachedProviders } from '../../src/catalog/provider-cache.js';
 
 /**
@@ -160,9 +161,11 @@ describe('fetching usage before settling (OpenAI)', () => {
     expect(await jobRow(world.job.id)).toMatchObject({ state: 'cancel_requested', resume_state: null, captured: null });
     expect(await eventRow(key)).toMatchObject({ state: 'no_effect', reason: 'event_mismatch', usage: null });
     expect(await settlements(world.job.id)).toEqual([]);
-    const attempts = await db.pool.query(`select outcome, detail from delivery_attempts where event_key = $1 order by received_at`, [key]);
-    expect(attempts.rows.map((r) => r.outcome)).toEqual(['accepted', 'event_mismatch']);
-    expect(attempts.rows[1].detail).toMatchObject({ mismatch: 'id', source: 'usage_fetch', got: 'resp_someone_else' });
+    expect((await jobDeliveries(db.pool, world.job.id, key)).map((d) => d.outcome)).toEqual(['accepted', 'event_mismatch']);
+    // The accepted delivery is its event; the mismatch alone has an attempt row, with why.
+    const attempts = await db.pool.query(`select outcome, detail from delivery_attempts where event_key = $1`, [key]);
+    expect(attempts.rows.map((r) => r.outcome)).toEqual(['event_mismatch']);
+    expect(attempts.rows[0].detail).toMatchObject({ mismatch: 'id', source: 'usage_fetch', got: 'resp_someone_else' });
     const findings = (await findInconsistencies(db.pool)).filter((f) => f.objects['event_key'] === key);
     expect(findings.map((f) => f.class)).toEqual(['event_mismatch']);
     // The hold is still open and the cancel still stands: the grace releases it.

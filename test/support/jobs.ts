@@ -1,5 +1,7 @@
 import { expect } from 'vitest';
 import type { Queryable } from '../../src/db/pool.js';
+import type { JobRow } from '../../src/jobs/rows.js';
+import { loadJobDetails, type JobDetails } from '../../src/jobs/view.js';
 import { deliver, signDelivery } from './client.js';
 import { waitUntil } from './server.js';
 import type { World } from './world.js';
@@ -19,6 +21,17 @@ export interface JobViewBody {
 }
 
 const UNSETTLED = ['pending', 'processing'];
+
+/**
+ * The job view's deliveries of a job, read from the database as GET /v1/jobs/{id} reads
+ * them: every webhook delivery that named it, oldest first (accepted ones are its events,
+ * the rest its delivery attempts). `eventKey` keeps one event's deliveries.
+ */
+export async function jobDeliveries(db: Queryable, jobId: string, eventKey?: string): Promise<JobDetails['deliveries']> {
+  const job = (await db.query<JobRow>('select * from jobs where id = $1', [jobId])).rows[0]!;
+  const { deliveries } = await loadJobDetails(db, job);
+  return eventKey === undefined ? deliveries : deliveries.filter((d) => d.event_key === eventKey);
+}
 
 export async function jobView(world: World, jobId: string): Promise<JobViewBody> {
   const answer = await world.tenant.get<JobViewBody>(`/v1/jobs/${jobId}`);

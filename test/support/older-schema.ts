@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, inject } from 'vitest';
-import { loadMigrations } from '../../src/db/migrate.js';
+import { loadMigrations, MIGRATIONS_DIR } from '../../src/db/migrate.js';
 import { createPool, type Pool } from '../../src/db/pool.js';
 import { withTransaction } from '../../src/db/transaction.js';
 import { withDatabase } from './global-setup.js';
@@ -35,4 +38,19 @@ export async function migrateBefore(pool: Pool, version: number): Promise<void> 
       await tx.query(migration.sql);
     });
   }
+}
+
+/**
+ * A migrations folder holding the checkout's migrations up to `version` (removed after the
+ * file): migrate(pool, log, { dir }) applies them with the real runner and stops there, so a
+ * test can look at the rows right after one migration, before later ones change them; a
+ * later migrate(pool) applies the rest (the files are the same, so are their checksums).
+ */
+export async function migrationsThrough(version: number): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tally-migrations-'));
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+  for (const migration of (await loadMigrations()).filter((m) => m.version <= version)) {
+    await copyFile(join(MIGRATIONS_DIR, `${migration.name}.sql`), join(dir, `${migration.name}.sql`));
+  }
+  return dir;
 }
