@@ -37,7 +37,8 @@ export async function readSettleTimes(pool: pg.Pool): Promise<SettleTimes> {
     settle: number; drain: number; settle_processing: number; drain_processing: number; p50: number; p95: number; p99: number; max: number; events: number;
   }>(
     `/* bench */ with bounds as (
-       select (select min(received_at) from delivery_attempts) as first_delivery,
+       -- the first delivery: an accepted one is its event row (migration 0026), the others attempts
+       select least(min(received_at), (select min(received_at) from delivery_attempts)) as first_delivery,
               max(processed_at) filter (where state = 'applied') as last_settlement,
               min(processed_at) as first_processed,
               max(processed_at) as last_event
