@@ -24,6 +24,7 @@ async function startWorkerWithLog(db: Database, config: Config, concurrency: num
     leaseSeconds: config.leaseSeconds,
     pollIntervalMs: config.pollIntervalMs,
     batchSize: config.settleBatchSize,
+    firstAttempts: config.settleClaim,
     dutyIntervalMs: 1000,
     duties: runDueDuties,
     databaseUrl: db.url,

@@ -118,6 +118,12 @@ export const SETTINGS = {
     fallback: 32,
     min: 1,
   }),
+  settleClaim: choice({
+    env: 'TALLY_SETTLE_CLAIM',
+    doc: "how a worker takes an event's first attempt: `locked`, in the transaction that settles it (no lease written); `leased`, a claim with a lease first. Retries, lapsed claims and usage fetches are always leased",
+    words: ['locked', 'leased'],
+    fallback: 'locked',
+  }),
   maxAttempts: integer({ env: 'TALLY_MAX_ATTEMPTS', doc: 'settlement attempts before an event is dead-lettered', fallback: 8, min: 1 }),
   usageFetchTimeoutMs: integer({
     env: 'TALLY_USAGE_FETCH_TIMEOUT_MS',

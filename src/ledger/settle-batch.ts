@@ -1,4 +1,4 @@
-import type { Pool } from '../db/pool.js';
+import type { Pool, Queryable } from '../db/pool.js';
 import { ConnectionLost } from '../db/errors.js';
 import { withTransaction } from '../db/transaction.js';
 import { failpoint } from '../failpoints.js';
@@ -20,25 +20,48 @@ import { committedWrite, moveAccounts, writeDecisions, type SettleRequest, type 
  * A connection lost around COMMIT is read back as settle() does (readBackBatch): a
  * committed batch returns its results, one that did not throws the ConnectionLost.
  */
-export async function settleBatch(pool: Pool, requests: (SettleRequest & { claim: EventClaim })[]): Promise<SettleResult[]> {
-  const jobIds = requests.map((r) => r.jobId);
-  if (new Set(jobIds).size !== jobIds.length) throw new RangeError('a batch holds at most one event per job');
-  const attempt: BatchAttempt = { written: [], results: null };
+export async function settleBatch(pool: Pool, requests: BatchRequest[]): Promise<SettleResult[]> {
+  return (await settleTaken(pool, async () => requests)).results;
+}
+
+export type BatchRequest = SettleRequest & { claim: EventClaim };
+
+/** What settleTaken took and what settling it returned, in the same order. */
+export interface TakenBatch {
+  requests: BatchRequest[];
+  results: SettleResult[];
+}
+
+/**
+ * settleBatch for events taken inside the transaction itself: `take` runs first in it
+ * (the worker's: lockReadyEvents, keeping the events this transaction can finish), then
+ * the taken events are settled as settleBatch settles, and all of it commits at once —
+ * so a locked event is written once, by its mark. `take` runs again if the transaction
+ * is retried (40001/40P01). Nothing taken: nothing settled, the transaction ends empty.
+ */
+export async function settleTaken(pool: Pool, take: (tx: Queryable) => Promise<BatchRequest[]>): Promise<TakenBatch> {
+  const attempt: BatchAttempt = { jobIds: [], written: [], results: null };
   try {
     return await withTransaction(pool, async (tx) => {
       // withTransaction may run this again after 40001/40P01: start clean each time.
-      Object.assign(attempt, { written: [], results: null });
+      Object.assign(attempt, { jobIds: [], written: [], results: null });
+      const requests = await take(tx);
+      if (requests.length === 0) return { requests, results: [] };
+      const jobIds = requests.map((r) => r.jobId);
+      if (new Set(jobIds).size !== jobIds.length) throw new RangeError('a batch holds at most one event per job');
+      attempt.jobIds = jobIds;
       const jobs = await lockJobs(tx, jobIds, oneTenant(requests.map((r) => r.claim.tenantId)));
       for (const jobId of jobIds) if (!jobs.has(jobId)) throw new JobNotFound(jobId);
       const written = await writeDecisions(tx, jobs, requests);
       attempt.written = written.map((w, i) => ({ claim: requests[i]!.claim, settlement: w.inserted.at(-1) ?? null }));
-      attempt.results = await moveAccounts(tx, written);
+      const results = await moveAccounts(tx, written);
+      attempt.results = { requests, results };
       failpoint('settle.before_commit');
       return attempt.results;
     });
   } catch (error) {
     if (!(error instanceof ConnectionLost)) throw error;
-    const committed = await readBackBatch(pool, jobIds, attempt);
+    const committed = await readBackBatch(pool, attempt);
     if (committed) return committed;
     // Not committed: nothing of the batch was written, and the caller settles each
     // event on its own (worker/settle-event.ts).
@@ -48,10 +71,12 @@ export async function settleBatch(pool: Pool, requests: (SettleRequest & { claim
 
 /** What one attempt of a batch wrote, to tell after a lost COMMIT whether it committed. */
 interface BatchAttempt {
+  /** the jobs the batch locks */
+  jobIds: string[];
   /** per event: its claim and the settlement row this attempt inserted (null: none) */
   written: { claim: EventClaim; settlement: SettlementRow | null }[];
   /** set once every statement ran: only then can COMMIT have been sent */
-  results: SettleResult[] | null;
+  results: TakenBatch | null;
 }
 
 /**
@@ -63,8 +88,8 @@ interface BatchAttempt {
  * one probe answers for all of it: found, its results stand; not found, nothing of it
  * was written (null). Reading back failing too is OutcomeUnknown.
  */
-async function readBackBatch(pool: Pool, jobIds: string[], attempt: BatchAttempt): Promise<SettleResult[] | null> {
-  const results = attempt.results;
+async function readBackBatch(pool: Pool, attempt: BatchAttempt): Promise<TakenBatch | null> {
+  const { jobIds, results } = attempt;
   if (!results) return null;
   const probe = attempt.written.find((w) => w.settlement !== null) ?? attempt.written[0];
   if (!probe) return null;

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { processConfig } from '../config/index.js';
-import { claimDue, claimNamed, claimSql, extendLeases as extendEngineLeases } from './engine/index.js';
+import { claimDue, claimNamed, claimSql, extendLeases as extendEngineLeases, lockDue } from './engine/index.js';
 import { EVENTS_TABLE, fencedEvent } from './events-table.js';
 import type { ClaimedEvent } from './types.js';
 
@@ -28,6 +28,27 @@ export function claimReadyStatement(limit: number): string {
  */
 export async function claimEvents(db: Queryable, limit: number, leaseSeconds: number): Promise<ClaimedEvent[]> {
   return claimDue<ClaimedEvent>(db, EVENTS_TABLE, limit, leaseSeconds);
+}
+
+/** A ready event locked by lockReadyEvents: as claimed, plus the row's own state and lease. */
+export interface LockedEvent extends ClaimedEvent {
+  locked: true;
+  claim_state: string;
+  claim_lease: Date | null;
+}
+
+/**
+ * Locks up to `limit` ready events in the caller's transaction — the claim's walk, one
+ * tenant's events, FOR UPDATE SKIP LOCKED — without claiming them: no lease, no write, so
+ * an event settled in that same transaction is written once, by its mark (the claim's
+ * row version, its index entries and its commit are not written at all). Each comes with
+ * a fresh token for the mark to stamp. Rows the transaction cannot finish (a retry, a
+ * lapsed claim, a usage fetch) are the caller's to leave alone: they are unlocked at its
+ * end, for a leased claim. Planned at every call, as the claim is.
+ */
+export async function lockReadyEvents(tx: Queryable, limit: number): Promise<LockedEvent[]> {
+  const rows = await lockDue<Omit<LockedEvent, 'locked'>>(tx, EVENTS_TABLE, limit);
+  return rows.map((row) => ({ ...row, locked: true }));
 }
 
 /**

@@ -47,6 +47,7 @@ export interface SettledMark {
 
 /** Records the outcome inside the settle transaction. Throws LeaseLost (rolling it back) when the claim is gone. */
 export async function markSettled(tx: Queryable, claim: Claim, mark: SettledMark): Promise<void> {
+  if (claimOf(claim).locked) throw new Error('markSettled fences a leased claim; a locked one is marked by markManySettled');
   const state = mark.status === 'rejected' ? 'no_effect' : mark.status;
   const marked = await writeFenced(tx, EVENTS_TABLE, fencedEvent(claim), {
     name: 'mark_settled',
@@ -57,26 +58,48 @@ export async function markSettled(tx: Queryable, claim: Claim, mark: SettledMark
 }
 
 /**
- * markSettled for several claims, each fenced by its own token: one statement per tenant
- * (a settlement batch is one tenant's: one statement). Throws LeaseLost for the first
- * claim no longer current (rolling the transaction back).
+ * markSettled for several claims, each fenced by its own token, or by this transaction's
+ * row lock for a locked claim: one statement per tenant and kind (a settlement batch is
+ * one tenant's, and all leased or all locked: one statement). Throws LeaseLost for the
+ * first claim no longer current (rolling the transaction back).
  */
 export async function markManySettled(tx: Queryable, marks: readonly { claim: Claim; mark: SettledMark }[]): Promise<void> {
-  for (const run of tenantRuns(marks, (m) => claimOf(m.claim).tenantId)) await markRunSettled(tx, run.tenantId, run.items);
+  for (const run of tenantRuns(marks, (m) => claimOf(m.claim).tenantId)) {
+    const locked = run.items.filter((m) => claimOf(m.claim).locked);
+    const leased = run.items.filter((m) => !claimOf(m.claim).locked);
+    if (leased.length > 0) await markRunSettled(tx, run.tenantId, leased, false);
+    if (locked.length > 0) await markRunSettled(tx, run.tenantId, locked, true);
+  }
 }
 
-async function markRunSettled(tx: Queryable, tenantId: string | undefined, marks: readonly { claim: Claim; mark: SettledMark }[]): Promise<void> {
+/**
+ * One tenant's marks. Leased claims are fenced by their tokens (the row still claimed
+ * under each); locked ones (lockReadyEvents) by the row lock this transaction holds,
+ * checked as "still pending, no lease": their mark is the event's only write, so it
+ * stamps the token the lock handed out and counts the attempt the claim would have.
+ */
+async function markRunSettled(
+  tx: Queryable,
+  tenantId: string | undefined,
+  marks: readonly { claim: Claim; mark: SettledMark }[],
+  locked: boolean,
+): Promise<void> {
   const claims = marks.map((m) => claimOf(m.claim));
+  const fence = locked
+    ? "w.state = 'pending' and w.lease_until is null"
+    : "w.fencing_token = m.fencing_token and w.state = 'processing'";
   // Planned on every call, like the claim (claim.ts): a kept plan of this join to the
   // growing webhook_events went slow under load. A claim made by hand (tests) may not
   // know its tenant: then the events are found by their keys alone.
   const result = await tx.query<{ provider: string; event_key: string }>({
     text: `update webhook_events w
-     set state = m.state, reason = m.reason, settlement_key = m.settlement_key, processed_at = now(), lease_until = null, last_error = m.note
+     set state = m.state, reason = m.reason, settlement_key = m.settlement_key, processed_at = now(), lease_until = null, last_error = m.note${
+       locked ? ',\n         fencing_token = m.fencing_token, attempts = w.attempts + 1' : ''
+     }
      from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[])
        as m(provider, event_key, fencing_token, state, reason, settlement_key, note)
      where ${tenantId === undefined ? '' : 'w.tenant_id = $8 and '}w.provider = m.provider and w.event_key = m.event_key
-       and w.fencing_token = m.fencing_token and w.state = 'processing'
+       and ${fence}
      returning w.provider, w.event_key`,
     values: [
       claims.map((c) => c.provider),

@@ -20,6 +20,11 @@ export interface EventClaim {
   fencingToken: bigint;
   /** the event's tenant, so its writes name one (docs/operations/scaling.md); claimOf always sets it */
   tenantId?: string;
+  /**
+   * Taken by a row lock in the settling transaction itself (claim.ts: lockReadyEvents),
+   * not by a leased claim: the event is still pending, and its mark stamps `fencingToken`.
+   */
+  locked?: true;
 }
 
 /** The stored canonical event (webhook_events.event): what the worker settles, nothing raw. */
@@ -44,12 +49,20 @@ export interface ClaimedEvent {
   usage: Record<string, number> | null;
   attempts: number;
   fencing_token: bigint;
+  /** taken by a row lock in the settling transaction, not leased (EventClaim.locked) */
+  locked?: true;
 }
 
 /** A claim as a fenced write names it. */
 export function claimOf(claimed: ClaimedEvent | EventClaim): EventClaim {
   return 'fencing_token' in claimed
-    ? { provider: claimed.provider, eventKey: claimed.event_key, fencingToken: claimed.fencing_token, tenantId: claimed.tenant_id }
+    ? {
+        provider: claimed.provider,
+        eventKey: claimed.event_key,
+        fencingToken: claimed.fencing_token,
+        tenantId: claimed.tenant_id,
+        ...(claimed.locked ? { locked: true as const } : {}),
+      }
     : claimed;
 }
 

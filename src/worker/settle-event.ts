@@ -2,9 +2,9 @@ import type { Pool } from '../db/pool.js';
 import type { LifecycleEvent } from '../lifecycle/index.js';
 import { OutcomeUnknown } from '../ledger/errors.js';
 import { settle, type SettleResult } from '../ledger/settle.js';
-import { settleBatch } from '../ledger/settle-batch.js';
+import { settleBatch, settleTaken } from '../ledger/settle-batch.js';
 import { failpoint } from '../failpoints.js';
-import { LeaseLost, claimOf, claimedLifecycleEvent, recordSettleFailure, type ClaimedEvent } from '../queue/index.js';
+import { LeaseLost, claimOf, claimedLifecycleEvent, lockReadyEvents, recordSettleFailure, type ClaimedEvent, type EventClaim, type LockedEvent } from '../queue/index.js';
 import { SETTLE_RETRY, isPermanent } from './retry-policy.js';
 import { prepareUsage } from './usage-fetch.js';
 
@@ -91,4 +91,62 @@ export async function settleEvents(pool: Pool, claims: ClaimedEvent[]): Promise<
     }
   }
   return claims.map((claim) => outcomes.get(claim)!);
+}
+
+/** What settleReadyEvents did: the events it settled, and whether it left any for a leased claim. */
+export interface ReadyBatch {
+  claims: ClaimedEvent[];
+  outcomes: EventOutcome[];
+  /** locked events this transaction could not finish (retries, lapsed claims, usage fetches): claim them next */
+  leftForLease: boolean;
+}
+
+/**
+ * An event's first attempt, settled in the transaction that takes it: the ready events of
+ * one tenant are locked (lockReadyEvents), those on their first attempt that need nothing
+ * from outside are settled there and then, and one COMMIT writes each of them once — no
+ * lease, no claim's write, no second commit (docs/ARCHITECTURE.md "Workers"). The rest —
+ * a retry, a lapsed claim, a usage to fetch, an event that cannot be read — need a lease
+ * and a record of each failure: they are only left unlocked (`leftForLease`). Anything
+ * that fails rolls the whole transaction back, events untouched, and is thrown: the
+ * caller then takes them with a leased claim, where each failure is its own.
+ */
+export async function settleReadyEvents(pool: Pool, limit: number): Promise<ReadyBatch> {
+  let leftForLease = false;
+  let rowOf = new Map<EventClaim, LockedEvent>();
+  const taken = await settleTaken(pool, async (tx) => {
+    rowOf = new Map();
+    const locked = await lockReadyEvents(tx, limit);
+    failpoint('worker.after_claim');
+    const settleable = locked.flatMap((row) => {
+      const event = firstAttempt(row);
+      return event ? [{ row, event }] : [];
+    });
+    leftForLease = settleable.length < locked.length;
+    return settleable.map(({ row, event }) => {
+      const claim = claimOf(row);
+      rowOf.set(claim, row);
+      return { jobId: row.job_id, event, claim };
+    });
+  });
+  // Reported as the leased claim would be: its attempts count this one (the mark counted it).
+  const claims = taken.requests.map((r) => {
+    const row = rowOf.get(r.claim)!;
+    return { ...row, attempts: row.attempts + 1 };
+  });
+  return { claims, outcomes: taken.results.map((result): EventOutcome => ({ kind: 'settled', result })), leftForLease };
+}
+
+/**
+ * The lifecycle event of a locked event this transaction may finish: pending on its
+ * first attempt, no lease, its usage in hand; null for any other (a leased claim's).
+ */
+function firstAttempt(row: LockedEvent): LifecycleEvent | null {
+  if (row.claim_state !== 'pending' || row.attempts !== 0 || row.claim_lease !== null) return null;
+  if (row.event.fetch_usage && row.usage === null) return null;
+  try {
+    return claimedLifecycleEvent(row);
+  } catch {
+    return null; // the leased claim dead-letters it with the reason
+  }
 }

@@ -4,10 +4,12 @@ import { newClient } from '../db/host-selection.js';
 import { failpoint } from '../failpoints.js';
 import { EVENTS_CHANNEL, claimEvents, type ClaimedEvent } from '../queue/index.js';
 import { IdleLoops } from '../queue/engine/index.js';
-import { settleEvent, settleEvents, type EventOutcome } from './settle-event.js';
+import { settleEvent, settleEvents, settleReadyEvents, type EventOutcome } from './settle-event.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { logEventOutcome } from './outcome-log.js';
 import { processConfig } from '../config/index.js';
+import { ConnectionLost, mapDatabaseError } from '../db/errors.js';
+import { OutcomeUnknown } from '../ledger/errors.js';
 
 /** What a worker logs to. */
 export interface WorkerLog {
@@ -31,6 +33,12 @@ export interface WorkerOptions {
    * latency stays low; under heavy load one commit carries many settlements.
    */
   batchSize?: number;
+  /**
+   * How an event's first attempt is taken (TALLY_SETTLE_CLAIM): 'locked' (the default), by
+   * a row lock in the transaction that settles it (settle-event.ts: settleReadyEvents);
+   * 'leased', by a leased claim first, as every later attempt is.
+   */
+  firstAttempts?: 'locked' | 'leased';
   /**
    * claim lease: how long a dead worker's claims stay unavailable. A live worker extends
    * its claims' leases every third of it (worker/lease-keeper.ts), so it must be longer
@@ -100,7 +108,16 @@ export class Worker {
   }
 
   private async loop(): Promise<void> {
+    // After a locked batch left events for a lease, or failed: one leased claim next.
+    let leaseNext = false;
     while (this.running) {
+      if ((this.options.firstAttempts ?? 'locked') === 'locked' && !leaseNext) {
+        const found = await this.settleLocked();
+        if (found === 'none') await this.idle();
+        leaseNext = found === 'lease_next';
+        continue;
+      }
+      leaseNext = false;
       let claims: ClaimedEvent[];
       try {
         claims = await claimEvents(this.pool, this.options.batchSize ?? DEFAULT_BATCH_SIZE, this.options.leaseSeconds);
@@ -129,6 +146,33 @@ export class Worker {
       } finally {
         release();
       }
+    }
+  }
+
+  /**
+   * One locked batch (settleReadyEvents): 'settled', 'none' (nothing ready), or
+   * 'lease_next' — it left events only a leased claim takes, or it failed and rolled
+   * back, and then a leased claim takes the same events, where each failure is recorded
+   * as its own (a retry, a dead letter) instead of failing the batch again.
+   */
+  private async settleLocked(): Promise<'settled' | 'none' | 'lease_next'> {
+    const started = performance.now();
+    try {
+      const batch = await settleReadyEvents(this.pool, this.options.batchSize ?? DEFAULT_BATCH_SIZE);
+      failpoint('worker.after_commit');
+      const seconds = (performance.now() - started) / 1000;
+      batch.outcomes.forEach((outcome, i) => this.report(batch.claims[i]!, outcome, seconds));
+      if (batch.leftForLease) return 'lease_next';
+      return batch.claims.length > 0 ? 'settled' : 'none';
+    } catch (error) {
+      if (isConnectionTrouble(error)) {
+        // Committed or not, the events tell the next claim: settled, or still pending.
+        this.options.log.warn({ err: error }, 'settling ready events failed on the connection; retrying after the poll interval');
+        await this.idle();
+        return 'settled';
+      }
+      this.options.log.warn({ err: error }, 'a locked batch rolled back; its events are claimed with leases, each settled on its own');
+      return 'lease_next';
     }
   }
 
@@ -192,4 +236,9 @@ export class Worker {
       this.options.log.warn({ err: error }, 'periodic duty failed; it runs again at the next interval');
     }
   }
+}
+
+/** The database out of reach (not the batch's own fault): lost, unknown, refused. */
+function isConnectionTrouble(error: unknown): boolean {
+  return error instanceof OutcomeUnknown || mapDatabaseError(error) instanceof ConnectionLost;
 }

@@ -42,11 +42,11 @@ afterEach(() => {
  * proxy is armed: the next COMMIT it sends is a settlement's. Scheduled
  * reconciliation, the only other transaction a worker runs, is off.
  */
-async function proxiedWorker(leaseSeconds: number): Promise<FleetProcess> {
+async function proxiedWorker(leaseSeconds: number, claim: 'locked' | 'leased' = 'locked'): Promise<FleetProcess> {
   const worker = viaProxy.worker({
     name: 'worker(via proxy)',
     concurrency: 1,
-    env: { TALLY_LEASE_SECONDS: String(leaseSeconds), TALLY_RECONCILE_INTERVAL_SECONDS: '0' },
+    env: { TALLY_LEASE_SECONDS: String(leaseSeconds), TALLY_RECONCILE_INTERVAL_SECONDS: '0', TALLY_SETTLE_CLAIM: claim },
   });
   await waitUntil(() => viaProxy.workerStarted(worker), 30_000);
   return worker;
@@ -124,7 +124,7 @@ describe('a worker whose connection is cut at COMMIT', () => {
   });
 
   it('cut before COMMIT and the database unreachable: the outcome stays unknown, the claim expires, a later claim settles once', async () => {
-    const worker = await proxiedWorker(3);
+    const worker = await proxiedWorker(3, 'leased');
     const { job, delivery } = await newJob();
     proxy.arm('before', { thenUnreachable: true });
     await accepted(delivery);
@@ -140,7 +140,7 @@ describe('a worker whose connection is cut at COMMIT', () => {
   });
 
   it('cut after COMMIT and the database unreachable: committed though the worker never learnt it; a re-emission finds the key; one capture', async () => {
-    const worker = await proxiedWorker(3);
+    const worker = await proxiedWorker(3, 'leased');
     const { job, delivery } = await newJob();
     proxy.arm('after', { thenUnreachable: true });
     await accepted(delivery);
@@ -155,5 +155,41 @@ describe('a worker whose connection is cut at COMMIT', () => {
     expect(await storedEvent(db.pool, world.provider, again)).toMatchObject({ state: 'no_effect', settlement_key: key });
     expect(await expectOneCapture(job.id)).toBe(key);
     await finish(worker, 'after COMMIT, database unreachable', 'after');
+  });
+
+  // A first attempt taken by a row lock (TALLY_SETTLE_CLAIM=locked, the default) has no
+  // claim to expire: rolled back, the event is pending again at once; committed, it is
+  // settled. Leases of a minute: a worker that had to wait for one would not settle in
+  // the 30 s below.
+  it('locked first attempt, cut before COMMIT and the database unreachable: nothing written, nothing to expire; settled once when it is back', async () => {
+    const worker = await proxiedWorker(60);
+    const { job, delivery } = await newJob();
+    proxy.arm('before', { thenUnreachable: true });
+    await accepted(delivery);
+    await waitUntil(() => worker.output().includes('settling ready events failed on the connection'), 30_000);
+    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'pending', attempts: 0, lease_until: null });
+    expect((await effectsOf(db.pool, job.id)).settlements).toEqual([]);
+    proxy.reachable();
+    await waitForSettled(db.pool, [job.id], 30_000);
+    const key = await expectOneCapture(job.id);
+    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, settlement_key: key });
+    await finish(worker, 'locked, before COMMIT, database unreachable', 'before');
+  });
+
+  it('locked first attempt, cut after COMMIT and the database unreachable: settled though the worker never learnt it; a re-emission finds the key; one capture', async () => {
+    const worker = await proxiedWorker(60);
+    const { job, delivery } = await newJob();
+    proxy.arm('after', { thenUnreachable: true });
+    await accepted(delivery);
+    await waitUntil(() => worker.output().includes('settling ready events failed on the connection'), 30_000);
+    const key = await expectOneCapture(job.id);
+    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, lease_until: null, settlement_key: key });
+    proxy.reachable();
+    const again = reemission(world, job, random);
+    await accepted(again);
+    await waitForSettled(db.pool, [job.id], 30_000);
+    expect(await storedEvent(db.pool, world.provider, again)).toMatchObject({ state: 'no_effect', settlement_key: key });
+    expect(await expectOneCapture(job.id)).toBe(key);
+    await finish(worker, 'locked, after COMMIT, database unreachable', 'after');
   });
 });

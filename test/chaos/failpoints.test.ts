@@ -16,6 +16,8 @@ const api = await fleet.server({ name: 'api' });
 const world = await createChaosWorld(api.url, { tenants: 1 });
 /** Short leases, so that a dead worker's claim expires quickly (statement timeout = lease / 3). */
 const LEASE = { TALLY_LEASE_SECONDS: '2' };
+/** First attempts claimed with a lease too (TALLY_SETTLE_CLAIM): the crashes below are a lease's. */
+const LEASED = { ...LEASE, TALLY_SETTLE_CLAIM: 'leased' };
 const random = new Random(4242);
 const planned: PlannedJob[] = [];
 
@@ -43,7 +45,7 @@ describe('failpoints: a process SIGKILLed at a named point, and the next one fin
     const { job, delivery } = await newJob();
     await deliver(api.url, delivery, 'accepted');
 
-    const doomed = fleet.worker({ name: 'worker(settle.before_commit)', concurrency: 1, expectExit: true, env: { ...LEASE, TALLY_FAILPOINTS: 'settle.before_commit' } });
+    const doomed = fleet.worker({ name: 'worker(settle.before_commit)', concurrency: 1, expectExit: true, env: { ...LEASED, TALLY_FAILPOINTS: 'settle.before_commit' } });
     expect(await fleet.exitOf(doomed)).toBe('SIGKILL');
     // It claimed the event and died inside the settle transaction: the claim stands, nothing else.
     expect(await eventOf(delivery)).toMatchObject({ state: 'processing', attempts: 1, processed_at: null });
@@ -94,7 +96,7 @@ describe('failpoints: a process SIGKILLed at a named point, and the next one fin
     const { job, delivery } = await newJob();
     await deliver(api.url, delivery, 'accepted');
 
-    const doomed = fleet.worker({ name: 'worker(worker.after_claim)', concurrency: 1, expectExit: true, env: { ...LEASE, TALLY_FAILPOINTS: 'worker.after_claim' } });
+    const doomed = fleet.worker({ name: 'worker(worker.after_claim)', concurrency: 1, expectExit: true, env: { ...LEASED, TALLY_FAILPOINTS: 'worker.after_claim' } });
     expect(await fleet.exitOf(doomed)).toBe('SIGKILL');
     const claimed = await eventOf(delivery);
     expect(claimed).toMatchObject({ state: 'processing', attempts: 1, processed_at: null });
@@ -114,6 +116,32 @@ describe('failpoints: a process SIGKILLed at a named point, and the next one fin
     const billing = await expectExactlyOnce(db.pool, world, planned);
     printSummary('failpoint worker.after_claim', { processes_killed: 1, restarts: 1, deliveries: 1, settlements: settledEffects.settlements.length, money_lost: billing.lost, money_duplicated: billing.duplicated });
   });
+
+  it.each(['worker.after_claim', 'settle.before_commit'])(
+    '%s on a first attempt taken by a row lock (the default): nothing was written, no lease to wait for; the next worker settles once',
+    async (point) => {
+      const { job, delivery } = await newJob();
+      await deliver(api.url, delivery, 'accepted');
+      // Leases of a minute: a next worker that had to wait for one would not settle within the 30 s below.
+      const minuteLease = { TALLY_LEASE_SECONDS: '60' };
+      const doomed = fleet.worker({ name: `worker(${point})`, concurrency: 1, expectExit: true, env: { ...minuteLease, TALLY_FAILPOINTS: point } });
+      expect(await fleet.exitOf(doomed)).toBe('SIGKILL');
+      // The row lock died with its transaction: the event is as intake left it.
+      expect(await eventOf(delivery)).toMatchObject({ state: 'pending', attempts: 0, lease_until: null, processed_at: null });
+      expect(await effects(job.id)).toEqual({ state: 'reserved', settlements: [], entries: [] });
+
+      const next = fleet.worker({ name: 'worker', concurrency: 1, env: minuteLease });
+      await waitForSettled(db.pool, [job.id], 30_000);
+      const settledEffects = await effects(job.id);
+      expect(settledEffects.settlements.map((s) => s.charge_type)).toEqual(['capture']);
+      // The killed transaction was no attempt: the one that settled is the first.
+      expect(await eventOf(delivery)).toMatchObject({ state: 'applied', attempts: 1, lease_until: null, settlement_key: settledEffects.settlements[0]!.settlement_key });
+      expect(await fleet.stop(next)).toBe(0);
+
+      const billing = await expectExactlyOnce(db.pool, world, planned);
+      printSummary(`failpoint ${point}, locked first attempt`, { processes_killed: 1, restarts: 1, deliveries: 1, settlements: settledEffects.settlements.length, money_lost: billing.lost, money_duplicated: billing.duplicated });
+    },
+  );
 
   it('intake.after_commit: the server dies before answering; the retry gets already_accepted from a restarted server; settled once', async () => {
     const { job, delivery } = await newJob();

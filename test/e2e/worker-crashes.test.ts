@@ -127,7 +127,8 @@ describe('a worker whose lease expired', () => {
     // settle's FOR UPDATE): worker A claims the event and blocks inside settle.
     const gate = await lockJobs([job.id], 'for key share');
     await send(server.url, world, providerEvent(world, job.id, 'job.completed', { usage: USAGE }), key);
-    const a = startWorker({ TALLY_LEASE_SECONDS: '2' });
+    // A leased claim (TALLY_SETTLE_CLAIM): what is tested is a lease running out under it.
+    const a = startWorker({ TALLY_LEASE_SECONDS: '2', TALLY_SETTLE_CLAIM: 'leased' });
     const aPid = a.child.pid!;
 
     // A's statement timeout is a third of its lease: should it fire before A is
@@ -181,7 +182,7 @@ describe('a worker killed while it holds claims', () => {
     const world = await createWorld(admin, { credit: '10.00' });
     const { jobIds, eventKeys } = await completeJobs(world, 8);
 
-    const a = startWorker({ TALLY_LEASE_SECONDS: '2', TALLY_FAILPOINTS: 'worker.after_claim' }, 4);
+    const a = startWorker({ TALLY_LEASE_SECONDS: '2', TALLY_SETTLE_CLAIM: 'leased', TALLY_FAILPOINTS: 'worker.after_claim' }, 4);
     expect(await a.exited).toBe('SIGKILL');
     const held = await db.pool.query<{ event_key: string; fencing_token: bigint }>(
       `select event_key, fencing_token from webhook_events where provider = $1 and state = 'processing'`,
@@ -317,7 +318,9 @@ describe('SIGTERM', () => {
     // Batches of one, so that "the event in hand" is exactly one event.
     const worker = startWorker({ LOG_LEVEL: 'info', TALLY_SETTLE_BATCH_SIZE: '1' }, 1);
     await waitUntil(async () => (await lockWaiters('tally-worker', LOCK_JOB_QUERY)).length === 1);
-    expect(await eventRow(world.provider, eventKeys[0]!)).toMatchObject({ state: 'processing' });
+    // Taken by a row lock in the transaction that now waits (TALLY_SETTLE_CLAIM=locked, the
+    // default): still pending, with no lease; no other worker could take it meanwhile.
+    expect(await eventRow(world.provider, eventKeys[0]!)).toMatchObject({ state: 'pending', attempts: 0, lease_until: null });
 
     worker.child.kill('SIGTERM');
     // It has begun to stop, and waits for the event in hand rather than exit.

@@ -7,8 +7,8 @@
  */
 export { LeaseLost } from './errors.js';
 export { IdleLoops } from './idle-loops.js';
-export { claimDue, claimNamed, deadLetter, extendLeases, readBack, retryLater, writeFenced, type ReadBack, type RetryVariant } from './operations.js';
+export { claimDue, claimNamed, deadLetter, extendLeases, lockDue, readBack, retryLater, writeFenced, type ReadBack, type RetryVariant } from './operations.js';
 export { commitFenced, recordFailure, type FailedOutcome } from './outcomes.js';
 export { afterFailure, type AfterFailure, type Failure, type RetryPolicy } from './retry-policy.js';
-export { claimSql, engineStatements, fenceSql, firstValueParam, stateInSql } from './statements.js';
+export { claimSql, engineStatements, lockDueSql, fenceSql, firstValueParam, stateInSql } from './statements.js';
 export { FENCING_TOKENS, type FencedClaim, type KeyColumn, type QueueTable } from './table.js';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/pool.js';
-import { claimSql, deadLetterSql, extendLeasesSql, fencedWriteSql, readBackSql, retrySql } from './statements.js';
+import { claimSql, deadLetterSql, extendLeasesSql, fencedWriteSql, lockDueSql, readBackSql, retrySql } from './statements.js';
 import type { FencedClaim, QueueTable } from './table.js';
 
 /** The engine's operations: each runs one statement of statements.ts. */
@@ -13,6 +13,18 @@ export async function claimDue<Row extends object>(db: Queryable, table: QueueTa
   const text = claimSql(table, limit);
   const name = table.claim.plan === 'prepared' ? `${table.name}_claim_${limit}` : undefined;
   const result = await db.query<Row>({ name, text, values: [leaseSeconds] });
+  return result.rows;
+}
+
+/**
+ * Locks up to `limit` due rows in the caller's transaction without claiming them
+ * (statements.ts: lockDueSql): no lease, no write; each row comes with a fresh token for
+ * the caller's fenced write to stamp. Planned as the claim is (table.claim.plan).
+ */
+export async function lockDue<Row extends object>(tx: Queryable, table: QueueTable, limit: number): Promise<Row[]> {
+  const text = lockDueSql(table, limit);
+  const name = table.claim.plan === 'prepared' ? `${table.name}_lock_due_${limit}` : undefined;
+  const result = await tx.query<Row>({ name, text });
   return result.rows;
 }
 

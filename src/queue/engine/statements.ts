@@ -56,9 +56,7 @@ function keyJoin(table: QueueTable): string {
  * the first claimable row in the order (and locks it), `ready` walks that group's rows.
  */
 export function claimSql(table: QueueTable, limit: number, named = false): string {
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`a claim takes at least one row; got ${limit}`);
-  const { states, claim } = table;
-  const which = named ? table.key.map((k, i) => `c.${k.column} = $${i + 2}`).join(' and ') : `c.${table.due} <= now()`;
+  const { states } = table;
   const lease = 'now() + make_interval(secs => $1)';
   const sets = [
     `${states.column} = '${states.claimed}'`,
@@ -69,6 +67,37 @@ export function claimSql(table: QueueTable, limit: number, named = false): strin
       ? [`${table.attempts.column} = w.${table.attempts.column} + case when w.${states.column} = '${states.claimed}' then 0 else 1 end`]
       : []),
   ];
+  return `${readySql(table, limit, named)}
+     update ${table.table} w
+     set ${sets.join(',\n         ')}
+     from ready${table.claim.join ? `, ${table.claim.join.from}` : ''}
+     where ${keyJoin(table)}${table.claim.join ? `\n       and ${table.claim.join.on}` : ''}
+     returning ${table.claim.returning}`;
+}
+
+/**
+ * The claim's walk without its write: the same candidates, order, group and limit, FOR
+ * UPDATE SKIP LOCKED, but nothing is updated — the rows stay as they are, locked by the
+ * caller's transaction until it ends. Each comes with what the claim returns, a fresh
+ * token from the one sequence as `fencing_token` (the caller's fenced write stamps it, so
+ * a read-back after a lost COMMIT tells its write from anyone else's), and the row's own
+ * state and lease (`claim_state`, `claim_lease`), for the caller to tell which rows it
+ * may finish in this transaction. No $1: nothing is leased.
+ */
+export function lockDueSql(table: QueueTable, limit: number): string {
+  const returning = table.claim.returning.replace(`w.${table.token}`, `nextval('${FENCING_TOKENS}') as ${table.token}`);
+  if (returning === table.claim.returning) throw new Error(`${table.name}: a claim's returning must name w.${table.token}`);
+  return `${readySql(table, limit, false)}
+     select ${returning}, w.${table.states.column} as claim_state, w.${table.lease} as claim_lease
+     from ${table.table} w, ready${table.claim.join ? `, ${table.claim.join.from}` : ''}
+     where ${keyJoin(table)}${table.claim.join ? `\n       and ${table.claim.join.on}` : ''}`;
+}
+
+/** `with [first as (…), ]ready as (…)`: the claim's candidates, locked (claimSql says how). */
+function readySql(table: QueueTable, limit: number, named: boolean): string {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`a claim takes at least one row; got ${limit}`);
+  const { states, claim } = table;
+  const which = named ? table.key.map((k, i) => `c.${k.column} = $${i + 2}`).join(' and ') : `c.${table.due} <= now()`;
   const claimable = `${stateInSql(table, 'c', states.claimable)}
          and ${which}
          and (c.${table.lease} is null or c.${table.lease} < now())${claim.eligible ? `\n         and ${claim.eligible}` : ''}`;
@@ -92,12 +121,7 @@ export function claimSql(table: QueueTable, limit: number, named = false): strin
        order by ${claim.order}
        limit ${limit}
        for update of c skip locked
-     )
-     update ${table.table} w
-     set ${sets.join(',\n         ')}
-     from ready${claim.join ? `, ${claim.join.from}` : ''}
-     where ${keyJoin(table)}${claim.join ? `\n       and ${claim.join.on}` : ''}
-     returning ${claim.returning}`;
+     )`;
 }
 
 /**
@@ -177,6 +201,7 @@ export function engineStatements(table: QueueTable, limit: number): Record<strin
   return {
     [`${table.name}_claim`]: claimSql(table, limit),
     [`${table.name}_claim_named`]: claimSql(table, 1, true),
+    [`${table.name}_lock_due`]: lockDueSql(table, limit),
     [`${table.name}_extend_leases`]: extendLeasesSql(table),
     [`${table.name}_retry`]: retrySql(table),
     [`${table.name}_dead_letter`]: deadLetterSql(table),
