@@ -150,7 +150,8 @@ export class Worker {
   }
 
   /**
-   * One locked batch (settleReadyEvents): 'settled', 'none' (nothing ready), or
+   * One locked batch (settleReadyEvents): 'settled', 'none' (nothing ready, or the
+   * database out of reach: wait for the poll interval either way), or
    * 'lease_next' — it left events only a leased claim takes, or it failed and rolled
    * back, and then a leased claim takes the same events, where each failure is recorded
    * as its own (a retry, a dead letter) instead of failing the batch again.
@@ -159,7 +160,7 @@ export class Worker {
     const started = performance.now();
     try {
       const batch = await settleReadyEvents(this.pool, this.options.batchSize ?? DEFAULT_BATCH_SIZE);
-      failpoint('worker.after_commit');
+      if (batch.claims.length > 0) failpoint('worker.after_commit');
       const seconds = (performance.now() - started) / 1000;
       batch.outcomes.forEach((outcome, i) => this.report(batch.claims[i]!, outcome, seconds));
       if (batch.leftForLease) return 'lease_next';
@@ -168,8 +169,7 @@ export class Worker {
       if (isConnectionTrouble(error)) {
         // Committed or not, the events tell the next claim: settled, or still pending.
         this.options.log.warn({ err: error }, 'settling ready events failed on the connection; retrying after the poll interval');
-        await this.idle();
-        return 'settled';
+        return 'none';
       }
       this.options.log.warn({ err: error }, 'a locked batch rolled back; its events are claimed with leases, each settled on its own');
       return 'lease_next';
