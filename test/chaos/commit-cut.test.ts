@@ -123,73 +123,62 @@ describe('a worker whose connection is cut at COMMIT', () => {
     await finish(worker, 'COMMIT held in flight', 'after');
   });
 
-  it('cut before COMMIT and the database unreachable: the outcome stays unknown, the claim expires, a later claim settles once', async () => {
-    const worker = await proxiedWorker(3, 'leased');
-    const { job, delivery } = await newJob();
-    proxy.arm('before', { thenUnreachable: true });
-    await accepted(delivery);
-    // Neither the read-back nor recording a retry can reach the database.
-    await waitUntil(() => worker.output().includes('could not record the event outcome'), 30_000);
-    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'processing', attempts: 1 });
-    expect((await effectsOf(db.pool, job.id)).settlements).toEqual([]);
-    proxy.reachable();
-    await waitForSettled(db.pool, [job.id], 30_000);
-    const key = await expectOneCapture(job.id);
-    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, settlement_key: key });
-    await finish(worker, 'before COMMIT, database unreachable', 'before');
-  });
+  // How a worker takes an event's first attempt (TALLY_SETTLE_CLAIM) decides what a cut
+  // leaves behind. Leased: a claim that expires (leases of 3 s). Locked (the default): a row
+  // lock that died with the transaction, nothing to expire (leases of a minute: a worker
+  // that had to wait for one would not settle within the 30 s below).
+  const unreachable = [
+    {
+      claim: 'leased' as const,
+      leaseSeconds: 3,
+      log: 'could not record the event outcome',
+      rolledBack: { state: 'processing', attempts: 1 },
+    },
+    {
+      claim: 'locked' as const,
+      leaseSeconds: 60,
+      log: 'settling ready events failed on the connection',
+      rolledBack: { state: 'pending', attempts: 0, lease_until: null },
+    },
+  ];
 
-  it('cut after COMMIT and the database unreachable: committed though the worker never learnt it; a re-emission finds the key; one capture', async () => {
-    const worker = await proxiedWorker(3, 'leased');
-    const { job, delivery } = await newJob();
-    proxy.arm('after', { thenUnreachable: true });
-    await accepted(delivery);
-    await waitUntil(() => worker.output().includes('could not record the event outcome'), 30_000);
-    const key = await expectOneCapture(job.id);
-    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, settlement_key: key });
-    proxy.reachable();
-    // The provider sends the completion again under a new id: settled against the key.
-    const again = reemission(world, job, random);
-    await accepted(again);
-    await waitForSettled(db.pool, [job.id], 30_000);
-    expect(await storedEvent(db.pool, world.provider, again)).toMatchObject({ state: 'no_effect', settlement_key: key });
-    expect(await expectOneCapture(job.id)).toBe(key);
-    await finish(worker, 'after COMMIT, database unreachable', 'after');
-  });
+  it.each(unreachable)(
+    'cut before COMMIT and the database unreachable ($claim first attempt): nothing written, the outcome unknown to the worker; settled once when it is back',
+    async ({ claim, leaseSeconds, log, rolledBack }) => {
+      const worker = await proxiedWorker(leaseSeconds, claim);
+      const { job, delivery } = await newJob();
+      proxy.arm('before', { thenUnreachable: true });
+      await accepted(delivery);
+      // Neither the read-back nor recording a retry can reach the database.
+      await waitUntil(() => worker.output().includes(log), 30_000);
+      expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject(rolledBack);
+      expect((await effectsOf(db.pool, job.id)).settlements).toEqual([]);
+      proxy.reachable();
+      await waitForSettled(db.pool, [job.id], 30_000);
+      const key = await expectOneCapture(job.id);
+      expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, settlement_key: key });
+      await finish(worker, `before COMMIT, database unreachable, ${claim}`, 'before');
+    },
+  );
 
-  // A first attempt taken by a row lock (TALLY_SETTLE_CLAIM=locked, the default) has no
-  // claim to expire: rolled back, the event is pending again at once; committed, it is
-  // settled. Leases of a minute: a worker that had to wait for one would not settle in
-  // the 30 s below.
-  it('locked first attempt, cut before COMMIT and the database unreachable: nothing written, nothing to expire; settled once when it is back', async () => {
-    const worker = await proxiedWorker(60);
-    const { job, delivery } = await newJob();
-    proxy.arm('before', { thenUnreachable: true });
-    await accepted(delivery);
-    await waitUntil(() => worker.output().includes('settling ready events failed on the connection'), 30_000);
-    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'pending', attempts: 0, lease_until: null });
-    expect((await effectsOf(db.pool, job.id)).settlements).toEqual([]);
-    proxy.reachable();
-    await waitForSettled(db.pool, [job.id], 30_000);
-    const key = await expectOneCapture(job.id);
-    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, settlement_key: key });
-    await finish(worker, 'locked, before COMMIT, database unreachable', 'before');
-  });
-
-  it('locked first attempt, cut after COMMIT and the database unreachable: settled though the worker never learnt it; a re-emission finds the key; one capture', async () => {
-    const worker = await proxiedWorker(60);
-    const { job, delivery } = await newJob();
-    proxy.arm('after', { thenUnreachable: true });
-    await accepted(delivery);
-    await waitUntil(() => worker.output().includes('settling ready events failed on the connection'), 30_000);
-    const key = await expectOneCapture(job.id);
-    expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, lease_until: null, settlement_key: key });
-    proxy.reachable();
-    const again = reemission(world, job, random);
-    await accepted(again);
-    await waitForSettled(db.pool, [job.id], 30_000);
-    expect(await storedEvent(db.pool, world.provider, again)).toMatchObject({ state: 'no_effect', settlement_key: key });
-    expect(await expectOneCapture(job.id)).toBe(key);
-    await finish(worker, 'locked, after COMMIT, database unreachable', 'after');
-  });
+  it.each(unreachable)(
+    'cut after COMMIT and the database unreachable ($claim first attempt): committed though the worker never learnt it; a re-emission finds the key; one capture',
+    async ({ claim, leaseSeconds, log }) => {
+      const worker = await proxiedWorker(leaseSeconds, claim);
+      const { job, delivery } = await newJob();
+      proxy.arm('after', { thenUnreachable: true });
+      await accepted(delivery);
+      await waitUntil(() => worker.output().includes(log), 30_000);
+      const key = await expectOneCapture(job.id);
+      expect(await storedEvent(db.pool, world.provider, delivery)).toMatchObject({ state: 'applied', attempts: 1, settlement_key: key });
+      proxy.reachable();
+      // The provider sends the completion again under a new id: settled against the key.
+      const again = reemission(world, job, random);
+      await accepted(again);
+      await waitForSettled(db.pool, [job.id], 30_000);
+      expect(await storedEvent(db.pool, world.provider, again)).toMatchObject({ state: 'no_effect', settlement_key: key });
+      expect(await expectOneCapture(job.id)).toBe(key);
+      await finish(worker, `after COMMIT, database unreachable, ${claim}`, 'after');
+    },
+  );
 });
