@@ -180,13 +180,13 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
                 <td>${badge(e.entry_type)}</td>
                 <td class="num">${money(e.amount)}</td>
                 <td class="num">${money(e.balance_after)}</td>
-                <td class="mono" title="${e.grant_id ?? ''}">
+                <td class="mono short-id" title="${e.grant_id ?? ''}">
                   ${e.grant_id ? `${e.grant_id.slice(0, 13)}…` : html`<span class="muted">—</span>`}
                 </td>
-                <td>
+                <td class="short-id">
                   ${e.job_id ? html`<a class="mono" href="/console/jobs/${e.job_id}">${e.job_id.slice(0, 13)}…</a>` : html`<span class="muted">${e.reference ?? '—'}</span>`}
                 </td>
-                <td class="mono">${e.settlement_key}</td>
+                <td class="mono settlement-key">${e.settlement_key}</td>
               </tr>`,
           )}
           ${
