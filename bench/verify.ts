@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import type pg from 'pg';
 import { TALLY_BIN } from './app.js';
+import { reconcileCheck } from './reconcile-check.js';
 import type { LoadReport } from './load-protocol.js';
 import { formatMicros, parseMicros } from './money.js';
 import { apiCall, type World } from './world.js';
@@ -156,30 +156,7 @@ export async function verifyMoney(pool: pg.Pool, databaseUrl: string, world: Wor
   }
 
   // And Tally's own reconciliation agrees.
-  {
-    const { code, output } = await runReconcile(databaseUrl);
-    let detail = output.trim().slice(0, 300);
-    try {
-      const run = JSON.parse(output) as { clean: boolean; exceptions: { class: string }[] };
-      detail = run.clean ? 'clean' : `${run.exceptions.length} exception(s): ${[...new Set(run.exceptions.map((e) => e.class))].join(', ')}`;
-    } catch {
-      // not JSON: show what it printed
-    }
-    checks.push({ name: '`tally reconcile` is clean', ok: code === 0, detail });
-  }
+  checks.push(await reconcileCheck(TALLY_BIN, databaseUrl));
 
   return { ok: checks.every((c) => c.ok), checks };
-}
-
-function runReconcile(databaseUrl: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [TALLY_BIN, 'reconcile', '--json'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('close', (code) => resolve({ code, output }));
-  });
 }

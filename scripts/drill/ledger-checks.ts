@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import type pg from 'pg';
+import { reconcileCheck } from '../../bench/reconcile-check.js';
 import { TALLY_BIN } from './app.js';
 import { check, expectedCharge, type Check } from './checks.js';
 import { TOP_UP, type SteadyLoad } from './load.js';
@@ -82,22 +82,5 @@ export async function workersOnPrimary(db: pg.Pool): Promise<Check> {
 
 /** `tally reconcile --json` on the formation's URL, as an operator runs it: exit 0 when clean. */
 export async function reconcileClean(databaseUrl: string): Promise<Check> {
-  const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(process.execPath, [TALLY_BIN, 'reconcile', '--json'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let text = '';
-    child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    child.on('close', (exitCode) => resolve({ code: exitCode, output: text }));
-  });
-  let detail = output.trim().slice(0, 300);
-  try {
-    const run = JSON.parse(output) as { clean: boolean; exceptions: { class: string }[] };
-    detail = run.clean ? 'clean' : `${run.exceptions.length} exception(s): ${[...new Set(run.exceptions.map((e) => e.class))].join(', ')}`;
-  } catch {
-    // not JSON: show what it printed
-  }
-  return { name: '`tally reconcile` is clean', ok: code === 0, detail };
+  return reconcileCheck(TALLY_BIN, databaseUrl);
 }

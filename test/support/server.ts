@@ -1,22 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { freePort } from '../../bench/free-port.js';
+
+// One way to find a free port, the bench's and the drill's too.
+export { freePort };
 
 export const TALLY_BIN = fileURLToPath(new URL('../../bin/tally', import.meta.url));
 export const ADMIN_TOKEN = 'test-admin-token';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 export interface TallyProcess {
   child: ChildProcess;
