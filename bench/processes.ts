@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { TALLY_BIN } from './app.js';
+import { logOutput } from './output-log.js';
 export { freePort } from './free-port.js';
 import { peakRssBytes, procStat, runQueueWaitNs } from './procs.js';
 
@@ -34,14 +34,7 @@ export function runTally(name: string, args: string[], env: Record<string, strin
   const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter((flag) => flag !== '');
   const child = spawn(process.execPath, [...nodeFlags, TALLY_BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid === undefined) throw new Error(`could not start tally ${args.join(' ')}`);
-  const log = createWriteStream(logPath, { flags: 'a' });
-  let tail = '';
-  const keep = (chunk: Buffer) => {
-    log.write(chunk);
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
+  const output = logOutput(child, logPath);
   live.add(child);
   const exited = once(child, 'exit').finally(() => live.delete(child));
   const pid = child.pid;
@@ -49,7 +42,7 @@ export function runTally(name: string, args: string[], env: Record<string, strin
     name,
     pid,
     child,
-    tail: () => tail,
+    tail: output.tail,
     cpuTicks: () => procStat(pid)?.ticks ?? null,
     runQueueWaitNs: () => runQueueWaitNs(pid),
     peakRssBytes: () => peakRssBytes(pid),
@@ -60,7 +53,7 @@ export function runTally(name: string, args: string[], env: Record<string, strin
         await exited;
         clearTimeout(timer);
       }
-      log.end();
+      await output.end();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { logOutput } from '../../bench/output-log.js';
 
 /**
  * The drill's child processes: pg_autoctl (as the `postgres` user) and Tally's own CLI.
@@ -40,15 +40,8 @@ export function startLogged(name: string, program: string, args: string[], logPa
     ...(options.runAs ?? {}),
   });
   if (child.pid === undefined) throw new Error(`could not start ${name}: ${program} ${args.join(' ')}`);
-  const log = createWriteStream(logPath, { flags: 'a' });
-  let tail = '';
-  const keep = (chunk: Buffer) => {
-    log.write(chunk);
-    tail = (tail + chunk.toString()).slice(-4000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = once(child, 'exit').then(() => new Promise<void>((resolve) => log.end(resolve)));
+  const output = logOutput(child, logPath);
+  const exited = once(child, 'exit').then(() => output.end());
   const pid = child.pid;
   const running = () => child.exitCode === null && child.signalCode === null;
   return {
@@ -56,7 +49,7 @@ export function startLogged(name: string, program: string, args: string[], logPa
     pid,
     logPath,
     running,
-    tail: () => tail,
+    tail: output.tail,
     exited,
     async stop(signal = 'SIGTERM', graceMs = 20_000) {
       if (!running()) return exited;
