@@ -60,14 +60,7 @@ export async function settleEvents(pool: Pool, claims: ClaimedEvent[]): Promise<
   const outcomes = new Map<ClaimedEvent, EventOutcome>();
   const batchable: { claim: ClaimedEvent; event: LifecycleEvent }[] = [];
   for (const claim of claims) {
-    let event: LifecycleEvent | null = null;
-    if (!claim.event.fetch_usage || claim.usage !== null) {
-      try {
-        event = claimedLifecycleEvent(claim);
-      } catch {
-        event = null; // settleEvent dead-letters it with the reason
-      }
-    }
+    const event = eventInHand(claim);
     if (event) batchable.push({ claim, event });
     else outcomes.set(claim, await settleEvent(pool, claim));
   }
@@ -143,10 +136,19 @@ export async function settleReadyEvents(pool: Pool, limit: number): Promise<Read
  */
 function firstAttempt(row: LockedEvent): LifecycleEvent | null {
   if (row.claim_state !== 'pending' || row.attempts !== 0 || row.claim_lease !== null) return null;
-  if (row.event.fetch_usage && row.usage === null) return null;
+  return eventInHand(row);
+}
+
+/**
+ * The lifecycle event of a claimed event that needs nothing from outside to settle: its
+ * usage in hand (in the webhook, or fetched already) and readable; null otherwise —
+ * settleEvent() then fetches the usage, or dead-letters the event with the reason.
+ */
+function eventInHand(claim: ClaimedEvent): LifecycleEvent | null {
+  if (claim.event.fetch_usage && claim.usage === null) return null;
   try {
-    return claimedLifecycleEvent(row);
+    return claimedLifecycleEvent(claim);
   } catch {
-    return null; // the leased claim dead-letters it with the reason
+    return null;
   }
 }

@@ -107,6 +107,10 @@ export class Worker {
     this.listener = null;
   }
 
+  private get batchSize(): number {
+    return this.options.batchSize ?? DEFAULT_BATCH_SIZE;
+  }
+
   private async loop(): Promise<void> {
     // After a locked batch left events for a lease, or failed: one leased claim next.
     let leaseNext = false;
@@ -120,7 +124,7 @@ export class Worker {
       leaseNext = false;
       let claims: ClaimedEvent[];
       try {
-        claims = await claimEvents(this.pool, this.options.batchSize ?? DEFAULT_BATCH_SIZE, this.options.leaseSeconds);
+        claims = await claimEvents(this.pool, this.batchSize, this.options.leaseSeconds);
       } catch (error) {
         this.options.log.warn({ err: error }, 'claiming events failed; retrying after the poll interval');
         await this.idle();
@@ -159,7 +163,7 @@ export class Worker {
   private async settleLocked(): Promise<'settled' | 'none' | 'lease_next'> {
     const started = performance.now();
     try {
-      const batch = await settleReadyEvents(this.pool, this.options.batchSize ?? DEFAULT_BATCH_SIZE);
+      const batch = await settleReadyEvents(this.pool, this.batchSize);
       if (batch.claims.length > 0) failpoint('worker.after_commit');
       const seconds = (performance.now() - started) / 1000;
       batch.outcomes.forEach((outcome, i) => this.report(batch.claims[i]!, outcome, seconds));
