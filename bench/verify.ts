@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { TALLY_BIN } from './app.js';
+import { PROJECTION_DRIFT_SQL } from './projection-drift.js';
 import { reconcileCheck } from './reconcile-check.js';
 import type { LoadReport } from './load-protocol.js';
 import { formatMicros, parseMicros } from './money.js';
@@ -123,25 +124,7 @@ export async function verifyMoney(pool: pg.Pool, databaseUrl: string, world: Wor
 
   // The projection equals the entries, recomputed from ledger_entries with the flags' meaning.
   {
-    const { rows } = await pool.query<{ id: string }>(
-      `/* bench */ with moves as (
-         select debit_account_id as account,
-                case when flags = 'pending' then amount when flags in ('post_pending', 'void_pending') then -amount else 0 end as debits_pending,
-                case when flags in ('posted', 'post_pending') then amount else 0 end as debits_posted,
-                0::bigint as credits_pending, 0::bigint as credits_posted
-         from ledger_entries
-         union all
-         select credit_account_id, 0, 0,
-                case when flags = 'pending' then amount when flags in ('post_pending', 'void_pending') then -amount else 0 end,
-                case when flags in ('posted', 'post_pending') then amount else 0 end
-         from ledger_entries),
-       sums as (
-         select account, sum(debits_pending) as dp, sum(debits_posted) as dpo, sum(credits_pending) as cp, sum(credits_posted) as cpo
-         from moves group by account)
-       select a.id from accounts a left join sums s on s.account = a.id
-       where a.debits_pending <> coalesce(s.dp, 0) or a.debits_posted <> coalesce(s.dpo, 0)
-          or a.credits_pending <> coalesce(s.cp, 0) or a.credits_posted <> coalesce(s.cpo, 0)`,
-    );
+    const { rows } = await pool.query<{ id: string }>(`/* bench */ ${PROJECTION_DRIFT_SQL}`);
     checks.push(check('account projections = sums of ledger entries', rows.map((r) => `account ${r.id} drifted`), 'every account'));
   }
 

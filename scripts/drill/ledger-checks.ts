@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { PROJECTION_DRIFT_SQL } from '../../bench/projection-drift.js';
 import { reconcileCheck } from '../../bench/reconcile-check.js';
 import { TALLY_BIN } from './app.js';
 import { check, expectedCharge, type Check } from './checks.js';
@@ -35,22 +36,7 @@ export async function walletsMatch(world: World, load: SteadyLoad): Promise<Chec
 }
 
 export async function ledgerInvariants(db: pg.Pool): Promise<Check[]> {
-  const drifted = await db.query<{ id: string }>(
-    `with moves as (
-       select debit_account_id as account,
-              case when flags = 'pending' then amount when flags in ('post_pending', 'void_pending') then -amount else 0 end as dp,
-              case when flags in ('posted', 'post_pending') then amount else 0 end as dpo, 0::bigint as cp, 0::bigint as cpo
-       from ledger_entries
-       union all
-       select credit_account_id, 0, 0,
-              case when flags = 'pending' then amount when flags in ('post_pending', 'void_pending') then -amount else 0 end,
-              case when flags in ('posted', 'post_pending') then amount else 0 end
-       from ledger_entries),
-     sums as (select account, sum(dp) as dp, sum(dpo) as dpo, sum(cp) as cp, sum(cpo) as cpo from moves group by account)
-     select a.id from accounts a left join sums s on s.account = a.id
-     where (a.debits_pending, a.debits_posted, a.credits_pending, a.credits_posted)
-           is distinct from (coalesce(s.dp, 0), coalesce(s.dpo, 0), coalesce(s.cp, 0), coalesce(s.cpo, 0))`,
-  );
+  const drifted = await db.query<{ id: string }>(PROJECTION_DRIFT_SQL);
   const unbalanced = await db.query<{ currency: string }>(
     `select currency from accounts group by currency
      having sum(credits_posted - debits_posted) <> 0 or sum(debits_pending) <> sum(credits_pending)`,
