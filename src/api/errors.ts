@@ -7,6 +7,7 @@ import { InvalidPolicyError } from '../lifecycle/index.js';
 import {
   CreditKeyConflict,
   GrantAlreadyVoided,
+  GrantAwaitingPayment,
   GrantKeyConflict,
   GrantNotFound,
   InsufficientFunds,
@@ -71,6 +72,12 @@ function domainError(raw: unknown): ApiError | null {
   if (error instanceof InvalidExpiry) return new ApiError(400, 'invalid_expiry', error.message, 'expires_at');
   if (error instanceof GrantKeyConflict) return new ApiError(409, 'grant_key_conflict', error.message);
   if (error instanceof GrantAlreadyVoided) return new ApiError(409, 'grant_voided', `this grant is voided already; nothing was changed`);
+  if (error instanceof GrantAwaitingPayment)
+    return new ApiError(
+      409,
+      'grant_awaiting_payment',
+      'this grant is awaiting its payment: money the customer may still pay must have a grant to land in; it can be voided once paid (or once its payment ends)',
+    );
   if (error instanceof GrantNotFound) return new ApiError(404, 'not_found', 'grant not found');
   if (error instanceof InvalidText) return new ApiError(400, 'invalid_request', 'text fields must not contain NUL characters');
   if (error instanceof ConnectionLost || error instanceof StatementTimeout) {

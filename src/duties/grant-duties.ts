@@ -89,7 +89,13 @@ export async function expireDueGrants(
 /** Activates every scheduled grant whose effective_at has come (not voided, not canceled, not a payment's). */
 export async function activateDueGrants(pool: Pool, options: SweepOptions = {}): Promise<SweepResult> {
   return sweep(pool, options, selectActivationDue, async (grant) => {
-    const activated = await withTransaction(pool, (tx) => activateGrant(tx, grant.id));
+    const outcome = await withTransaction(pool, (tx) => activateGrant(tx, grant.id));
+    if (outcome === 'balance_limit')
+      options.log?.warn(
+        { grant_id: grant.id, wallet_id: grant.walletId, tenant_id: grant.tenantId },
+        "grant not activated: its money would take the wallet's balance past the largest Tally keeps; it stays scheduled",
+      );
+    const activated = outcome === 'activated';
     if (activated) options.log?.info({ grant_id: grant.id, wallet_id: grant.walletId, tenant_id: grant.tenantId }, 'grant activated');
     return activated;
   });

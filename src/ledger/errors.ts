@@ -138,6 +138,15 @@ export class GrantNotFound extends Error {
 }
 
 /** A void of a grant voided before: 409 grant_voided. */
+/** A payment grant still awaiting its payment: voiding it would leave that money nowhere to land. */
+export class GrantAwaitingPayment extends Error {
+  readonly code = 'grant_awaiting_payment';
+  constructor(readonly grantId: string) {
+    super(`grant ${grantId} is awaiting its payment`);
+    this.name = 'GrantAwaitingPayment';
+  }
+}
+
 export class GrantAlreadyVoided extends Error {
   readonly code = 'grant_voided';
   constructor(readonly grantId: string) {

@@ -2,9 +2,10 @@ import type { Queryable } from '../db/pool.js';
 import { NO_FUNDING, post, walletTotals, type GrantCategory } from '../funds/posting/index.js';
 import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import { findGrant, insertGrant, markActivated, recordVoid, type GrantRow, type GrantSource } from '../funds/grants.js';
+import { PAYMENT_SOURCES } from '../funds/grant-status.js';
 import { lockWalletFunds } from '../funds/wallet-funds.js';
 import type { AccountRow } from './accounts.js';
-import { GrantAlreadyVoided, GrantKeyConflict, GrantNotFound, InvalidExpiry, WalletNotFound } from './errors.js';
+import { GrantAlreadyVoided, GrantAwaitingPayment, GrantKeyConflict, GrantNotFound, InvalidExpiry, WalletNotFound } from './errors.js';
 import { announceGrantActivated, announceGrantCreated, announceGrantExpired, announceGrantVoided } from './grant-events.js';
 import { writePosting } from './write-posting.js';
 
@@ -101,27 +102,39 @@ export async function createGrant(tx: Queryable, request: GrantRequest): Promise
 }
 
 /**
- * A scheduled grant whose effective_at has come, or (`paid`) a grant whose payment
- * succeeded: its money enters now, paying the debt first. Nothing when it is active
- * already, voided, or not yet effective. A payment's success activates even a canceled
- * grant (the money was taken: CONTRACT.md "Payments").
+ * What an activation did: `activated` (its money entered now), or why not — `already_active`,
+ * `voided` (an operator voided it before it took effect), `canceled` (a payment that ended
+ * without money; only a payment's success activates it after all), `not_due` (before its
+ * effective_at), `balance_limit` (its money would take the wallet past the largest balance
+ * Tally keeps, as for a credit: nothing entered).
  */
-export async function activateGrant(tx: Queryable, grantId: string, options: { paid?: boolean } = {}): Promise<boolean> {
+export type ActivationOutcome = 'activated' | 'already_active' | 'voided' | 'canceled' | 'not_due' | 'balance_limit';
+
+/**
+ * A scheduled grant whose effective_at has come, or (`paid`) a grant whose payment
+ * succeeded: its money enters now, paying the debt first. A payment's success activates
+ * even a canceled grant (the money was taken: CONTRACT.md "Payments").
+ */
+export async function activateGrant(tx: Queryable, grantId: string, options: { paid?: boolean } = {}): Promise<ActivationOutcome> {
   const row = await findGrant(tx, { id: grantId });
   if (!row) throw new GrantNotFound(grantId);
   const locked = await lockWalletFunds(tx, row.wallet_id);
   if (!locked) throw new WalletNotFound(row.wallet_id);
   const fresh = (await findGrant(tx, { id: grantId }))!;
-  if (fresh.activated_at !== null || fresh.voided_at !== null || (fresh.canceled_at !== null && !options.paid)) return false;
+  if (fresh.activated_at !== null) return 'already_active';
+  if (fresh.voided_at !== null) return 'voided';
+  if (fresh.canceled_at !== null && !options.paid) return 'canceled';
   const due = await tx.query<{ due: boolean }>('select effective_at <= clock_timestamp() as due from grants where id = $1', [grantId]);
-  if (!due.rows[0]!.due) return false;
+  if (!due.rows[0]!.due) return 'not_due';
+  // The same limit as a credit's and a new grant's: no wallet holds more than the largest amount on the wire.
+  if (walletTotals(locked.funds, locked.now).balance + fresh.amount > MAX_AMOUNT_MICROS) return 'balance_limit';
   await markActivated(tx, grantId);
   const reloaded = (await lockWalletFunds(tx, row.wallet_id, [], undefined, [grantId]))!;
   const posting = post(reloaded.funds, NO_FUNDING, { kind: 'activate', grantId, amount: fresh.amount, entry: 'grant', now: reloaded.now });
   if (!posting.ok) throw new Error(`the posting module refused to activate grant ${grantId}: ${posting.refusal.reason}`);
   await writePosting(tx, reloaded, posting, { settlementKey: fresh.grant_key, reference: fresh.reference });
   await announceGrantActivated(tx, reloaded, { id: grantId, category: fresh.category, amount: fresh.amount });
-  return true;
+  return 'activated';
 }
 
 /**
@@ -156,6 +169,8 @@ export async function voidGrant(tx: Queryable, grantId: string, note: string, te
   if (!locked) throw new WalletNotFound(row.wallet_id);
   const fresh = (await findGrant(tx, { id: grantId }))!;
   if (fresh.voided_at !== null) throw new GrantAlreadyVoided(grantId);
+  // Money the customer may still pay must have a grant to land in (CONTRACT.md "Payments", Edges).
+  if (awaitsPayment(fresh)) throw new GrantAwaitingPayment(grantId);
   await recordVoid(tx, grantId, note);
   let voided = 0n;
   const before = locked.funds.grants.find((g) => g.id === grantId);
@@ -167,4 +182,9 @@ export async function voidGrant(tx: Queryable, grantId: string, note: string, te
   }
   await announceGrantVoided(tx, locked, { id: grantId, category: row.category }, voided, note);
   return (await findGrant(tx, { id: grantId }))!;
+}
+
+/** A payment grant whose payment has neither come nor ended: awaiting_payment (grant-status.ts). */
+function awaitsPayment(grant: GrantRow): boolean {
+  return grant.activated_at === null && grant.canceled_at === null && PAYMENT_SOURCES.includes(grant.source);
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import { findGrant } from '../funds/grants.js';
 import { refundTakesMoney, refundUndone, type DisputeFacts, type RefundFacts } from '../funds/payments/event-meaning.js';
-import { minorToMicros } from '../funds/payments/minor-units.js';
+import { minorToMicros, sameCurrency } from '../funds/payments/minor-units.js';
 import {
   findDispute,
   findPayment,
@@ -64,6 +64,21 @@ async function applyRefund(tx: Queryable, refund: RefundFacts, payment: PaymentR
   if (payment.outcome !== 'activated' || !payment.grant_id) return { kind: 'no_effect', reason: 'payment_brought_no_money' };
   const grant = (await findGrant(tx, { id: payment.grant_id }))!;
   const existing = await findRefund(tx, refund.id);
+  if (!sameCurrency(refund.currency, payment.currency)) {
+    // Never converted: 1000 JPY is not 10.00 USD. Kept, posted never, named by reconciliation.
+    await saveRefund(tx, {
+      refund_id: refund.id,
+      payment_intent: payment.payment_intent,
+      grant_id: grant.id,
+      tenant_id: grant.tenant_id,
+      amount_minor: refund.amountMinor,
+      status: refund.status,
+      posted: existing?.posted ?? false,
+      reversed: existing?.reversed ?? false,
+      mismatch: currencyMismatch('refund', refund.currency, payment.currency),
+    });
+    return { kind: 'no_effect', reason: 'payment_mismatch' };
+  }
   const amount = minorToMicros(refund.amountMinor, grant.currency);
   const key = `${grant.tenant_id}:refund:${refund.id}`;
   const row = {
@@ -112,7 +127,26 @@ async function disputedPayment(tx: Queryable, dispute: DisputeFacts): Promise<Pa
   const payment = await paymentOf(tx, dispute);
   if (!payment) return { kind: 'wait', reason: `waiting_for_payment ${dispute.paymentIntent ?? dispute.charge ?? ''}`.trim() };
   if (payment.outcome !== 'activated' || !payment.grant_id) return { kind: 'no_effect', reason: 'payment_brought_no_money' };
+  if (!sameCurrency(dispute.currency, payment.currency)) {
+    // Neither frozen nor posted: kept with why, named by reconciliation (payment_mismatch).
+    const grant = (await findGrant(tx, { id: payment.grant_id }))!;
+    await saveDispute(tx, {
+      dispute_id: dispute.id,
+      payment_intent: payment.payment_intent,
+      grant_id: grant.id,
+      tenant_id: grant.tenant_id,
+      amount_minor: dispute.amountMinor,
+      status: dispute.status,
+      closed: true, // it never froze anything: no later close has anything to undo
+      mismatch: currencyMismatch('dispute', dispute.currency, payment.currency),
+    });
+    return { kind: 'no_effect', reason: 'payment_mismatch' };
+  }
   return payment;
+}
+
+function currencyMismatch(what: 'refund' | 'dispute', theirs: string, payments: string): string {
+  return `the ${what} is in ${theirs.toUpperCase()}, its payment in ${payments.toUpperCase()}: nothing posted`;
 }
 
 /** An open dispute freezes its grant: it funds no new hold or charge. */

@@ -9,13 +9,14 @@ import {
   lockStripeObject,
   notePaymentIds,
   notePaymentMethod,
+  repointPayment,
   setPaymentCharge,
   type PaymentRow,
 } from '../funds/payments/records.js';
 import { lockWalletFunds } from '../funds/wallet-funds.js';
-import { formatAmount } from '../money/index.js';
+import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import { enqueueMessages, type NewMessage } from '../outbound/enqueue.js';
-import { findWallet } from './accounts.js';
+import { findWallet, type AccountRow } from './accounts.js';
 import { activateGrant, createGrant } from './grant-writes.js';
 import type { EventContext, PaymentEffect } from './payment-effect.js';
 import { paymentMessage } from './payment-messages.js';
@@ -59,6 +60,10 @@ export async function applyStripeEvent(tx: Queryable, meaning: EventMeaning, con
  * is activated once — even a canceled one, the money was taken — when the paid amount and
  * currency are the grant's; a payment naming only a wallet creates a paid grant of what
  * was received (source stripe_payment); one naming neither is recorded without effect.
+ * Money taken always lands, or is named: a grant that can no longer take it (voided before
+ * its money came, or paid already by another payment intent) has the money land on a paid
+ * grant of its own, keyed by the payment intent; money that would take the wallet past the
+ * largest balance Tally keeps is recorded as a mismatch (reconciliation: payment_mismatch).
  */
 export async function applyPaymentSuccess(tx: Queryable, payment: PaymentSuccess, context: EventContext): Promise<PaymentEffect> {
   await lockStripeObject(tx, payment.paymentIntent);
@@ -102,10 +107,16 @@ export async function applyPaymentSuccess(tx: Queryable, payment: PaymentSuccess
       await notePaymentIds(tx, grant.id, idsOf(payment));
       return { kind: 'no_effect', reason: 'payment_mismatch' };
     }
-    await activateGrant(tx, grant.id, { paid: true });
+    const activation = await activateGrant(tx, grant.id, { paid: true });
+    if (grant.source === 'auto_recharge') await resetRechargeFailures(tx, grant.wallet_id);
+    if (activation === 'balance_limit') return recordOverLimit(tx, row, grant, paid);
+    if (activation !== 'activated') {
+      const wallet = (await findWallet(tx, grant.wallet_id))!;
+      const why = activation === 'voided' ? `grant ${grant.id} was voided before its payment came` : `grant ${grant.id} was paid already`;
+      return landOnOwnGrant(tx, payment, wallet, row, paid, why);
+    }
     await insertPayment(tx, { ...row, outcome: 'activated' });
     await notePaymentIds(tx, grant.id, idsOf(payment));
-    if (grant.source === 'auto_recharge') await resetRechargeFailures(tx, grant.wallet_id);
     await rememberPaymentMethod(tx, payment, grant.id, context);
     await enqueueMessages(tx, [paymentMessage('payment.succeeded', grant, payment.paymentIntent, {})]);
     return { kind: 'applied', reason: null };
@@ -123,22 +134,110 @@ export async function applyPaymentSuccess(tx: Queryable, payment: PaymentSuccess
       });
       return { kind: 'no_effect', reason: wallet ? 'payment_mismatch' : 'unknown_wallet' };
     }
-    const { grant } = await createGrant(tx, {
-      wallet,
-      amount: minorToMicros(payment.amountMinor, wallet.currency),
-      category: 'paid',
-      priority: 50,
-      grantKey: `stripe_payment:${payment.paymentIntent}`,
-      source: 'stripe_payment',
-      reference: `stripe ${payment.paymentIntent}`,
-      payment: { payment_intent: payment.paymentIntent, ...(payment.charge ? { charge: payment.charge } : {}) },
-    });
-    await insertPayment(tx, { ...row, grant_id: grant.id, tenant_id: grant.tenant_id, wallet_id: grant.wallet_id, outcome: 'activated' });
-    await enqueueMessages(tx, [paymentMessage('payment.succeeded', grant, payment.paymentIntent, {})]);
-    return { kind: 'applied', reason: null };
+    return landOnOwnGrant(tx, payment, wallet, row, minorToMicros(payment.amountMinor, wallet.currency), null);
   }
   await insertPayment(tx, { ...row, detail: 'metadata names neither tally_grant_id nor tally_wallet_id' });
   return { kind: 'no_effect', reason: 'not_a_tally_payment' };
+}
+
+/**
+ * The payment's money on a paid grant of its own (source stripe_payment), keyed by the
+ * payment intent: a payment that named only a wallet, or whose grant can no longer take
+ * it (`why`). Recorded as the payment's grant, so its refunds and disputes find it.
+ */
+async function landOnOwnGrant(
+  tx: Queryable,
+  payment: PaymentSuccess,
+  wallet: AccountRow,
+  row: PaymentRow,
+  amount: bigint,
+  why: string | null,
+): Promise<PaymentEffect> {
+  const landed = await creditPaymentGrant(tx, wallet, payment.paymentIntent, amount, payment.charge, why);
+  if (!landed) return recordOverLimit(tx, { ...row, tenant_id: wallet.tenant_id, wallet_id: wallet.id }, null, amount);
+  await insertPayment(tx, {
+    ...row,
+    grant_id: landed.id,
+    tenant_id: landed.tenant_id,
+    wallet_id: landed.wallet_id,
+    outcome: 'activated',
+    detail: why,
+  });
+  await enqueueMessages(tx, [paymentMessage('payment.succeeded', landed, payment.paymentIntent, {})]);
+  return { kind: 'applied', reason: why === null ? null : 'credited_on_its_own_grant' };
+}
+
+/**
+ * A paid grant of `amount` keyed by the payment intent (`stripe_payment:pi_…`): created once,
+ * its money entering now. Null when that would take the wallet past the largest balance
+ * Tally keeps (nothing written).
+ */
+export async function creditPaymentGrant(
+  tx: Queryable,
+  wallet: AccountRow,
+  paymentIntent: string,
+  amount: bigint,
+  charge: string | null,
+  why: string | null,
+): Promise<GrantRow | null> {
+  try {
+    // createGrant refuses the limit before it writes anything: nothing to roll back.
+    const { grant } = await createGrant(tx, {
+      wallet,
+      amount,
+      category: 'paid',
+      priority: 50,
+      grantKey: `stripe_payment:${paymentIntent}`,
+      source: 'stripe_payment',
+      reference: why === null ? `stripe ${paymentIntent}` : `stripe ${paymentIntent}: ${why}`,
+      payment: { payment_intent: paymentIntent, ...(charge ? { charge } : {}) },
+    });
+    return grant;
+  } catch (error) {
+    if (error instanceof AmountOutOfRange) return null;
+    throw error;
+  }
+}
+
+/**
+ * The repair of payment_not_credited: a payment recorded as applied whose grant never took
+ * its money (voided while it awaited payment, before such a void was refused). Its money
+ * lands on a paid grant of its own, keyed by the payment intent, and the payment record
+ * points at that grant (its refunds and disputes then find the money). Run again, it
+ * finds the payment credited and writes nothing.
+ */
+export async function creditStrandedPayment(tx: Queryable, paymentIntent: string): Promise<string> {
+  await lockStripeObject(tx, paymentIntent);
+  const payment = await findPayment(tx, { paymentIntent });
+  if (!payment || payment.outcome !== 'activated' || !payment.grant_id) return 'skipped: no such applied payment';
+  const grant = (await findGrant(tx, { id: payment.grant_id }))!;
+  if (grant.activated_at !== null) return 'skipped: its grant holds its money';
+  const wallet = (await findWallet(tx, grant.wallet_id))!;
+  const amount = minorToMicros(payment.amount_minor, grant.currency);
+  const why = `grant ${grant.id} never took this payment (voided before it came)`;
+  const landed = await creditPaymentGrant(tx, wallet, paymentIntent, amount, payment.charge_id, why);
+  if (!landed) {
+    await repointPayment(tx, paymentIntent, {
+      outcome: 'mismatch',
+      grantId: grant.id,
+      detail: `${why}; crediting it would pass the balance limit`,
+    });
+    return 'recorded as payment_mismatch: the wallet cannot hold it';
+  }
+  await repointPayment(tx, paymentIntent, { outcome: 'activated', grantId: landed.id, detail: why });
+  await enqueueMessages(tx, [paymentMessage('payment.succeeded', landed, paymentIntent, {})]);
+  return `credited ${formatAmount(amount)} ${grant.currency} on grant ${landed.id}`;
+}
+
+/** Money taken that the wallet cannot hold (the balance limit): recorded, never applied, named by reconciliation. */
+async function recordOverLimit(tx: Queryable, row: PaymentRow, grant: GrantRow | null, amount: bigint): Promise<PaymentEffect> {
+  await insertPayment(tx, {
+    ...row,
+    outcome: 'mismatch',
+    detail: `${formatAmount(amount)} would take the wallet's balance past ${formatAmount(MAX_AMOUNT_MICROS)}, the most Tally keeps: not credited`,
+  });
+  if (grant) await notePaymentIds(tx, grant.id, { payment_intent: row.payment_intent });
+  return { kind: 'no_effect', reason: 'payment_mismatch' };
 }
 
 function idsOf(payment: PaymentSuccess) {

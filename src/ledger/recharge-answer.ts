@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/pool.js';
-import { findGrant } from '../funds/grants.js';
+import { findGrant, markCanceled } from '../funds/grants.js';
+import { lockWalletFunds } from '../funds/wallet-funds.js';
 import type { ClaimedCall } from '../funds/payments/calls-table.js';
 import { finishStripeCall } from '../funds/payments/stripe-calls.js';
 import { LeaseLost } from '../queue/engine/index.js';
@@ -67,4 +68,27 @@ export async function recordRechargeAnswer(tx: Queryable, claim: ClaimedCall, an
   await finish('declined', intent.id, intent.status);
   await failRecharge(tx, grant, intent.id, intent.status);
   return 'declined';
+}
+
+/**
+ * Before each attempt to create a recharge's payment intent: a recharge whose wallet has
+ * turned auto-recharge off since it was decided is canceled instead of charged (CONTRACT.md
+ * "Payments", Edges). Under the wallet's lock (the recharge's grant is the wallet's) and
+ * the call's claim. No failure is counted: nothing was declined. A charge Stripe did make
+ * on an earlier attempt is still credited when its event arrives (or by `tally payments
+ * sync`): a success activates even a canceled grant. False when the recharge goes ahead.
+ */
+export async function cancelRechargeTurnedOff(tx: Queryable, claim: ClaimedCall): Promise<boolean> {
+  await lockWalletFunds(tx, claim.wallet_id);
+  if (await rechargeStillOn(tx, claim.wallet_id)) return false;
+  if (!(await finishStripeCall(tx, claim, { outcome: 'canceled', paymentIntent: null, error: 'auto_recharge_disabled' })))
+    throw new LeaseLost(`stripe call ${claim.id}`);
+  await markCanceled(tx, claim.grant_id);
+  return true;
+}
+
+/** Whether the wallet's auto-recharge is (still) enabled. */
+export async function rechargeStillOn(db: Queryable, walletId: string): Promise<boolean> {
+  const result = await db.query<{ enabled: boolean }>('select enabled from auto_recharge where wallet_id = $1', [walletId]);
+  return result.rows[0]?.enabled === true;
 }

@@ -5,7 +5,7 @@ import type { Check, CheckRow, ExceptionClass, Finding } from './checks/check.js
 import { eventDead, eventKeyConflict, eventMismatch, eventStuck } from './checks/events.js';
 import { grantDrift, grantExpiryOverdue } from './checks/grants.js';
 import { holdCapturedAndReleased, holdOpenPastExpiry } from './checks/holds.js';
-import { paymentEventStuck, paymentMismatch, rechargeUnresolved } from './checks/payments.js';
+import { paymentEventStuck, paymentMismatch, paymentNotCredited, rechargeUnresolved } from './checks/payments.js';
 import { currencySumNonzero, projectionDrift, walletOverdrawn } from './checks/ledger-sums.js';
 import { runningBalanceDrift } from './checks/running-balances.js';
 import { settlementWithoutEntries, terminalJobWithoutSettlement } from './checks/settlements.js';
@@ -41,6 +41,7 @@ const CHECKS: readonly Check[] = [
   grantExpiryOverdue,
   allocationMismatch,
   paymentMismatch,
+  paymentNotCredited,
   paymentEventStuck,
   rechargeUnresolved,
 ];

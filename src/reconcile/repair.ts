@@ -7,6 +7,7 @@ import { logEventOutcome } from '../worker/outcome-log.js';
 import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
 import { rebuildProjection } from '../ledger/projection.js';
 import { expireGrant } from '../ledger/grant-writes.js';
+import { creditStrandedPayment } from '../ledger/payment-settle.js';
 import { formatAmount } from '../money/index.js';
 import type { Finding } from './checks.js';
 
@@ -22,7 +23,8 @@ export interface RepairAction {
  * time: a stuck or dead event is settled the way a worker would (claim, settle under
  * its fencing token); an expired hold is released through settle() with its own key;
  * a drifted projection is rebuilt from the immutable entries; an overdue grant expiry is
- * posted by the sweep's keyed writer. Everything else needs a person.
+ * posted by the sweep's keyed writer; a payment its grant never took is credited on a grant
+ * of its own, keyed by the payment intent. Everything else needs a person.
  *
  * Order matters: events first, so a completion that was stuck settles (captures)
  * before its job's expired hold is considered; an expired hold whose job still has an
@@ -68,6 +70,11 @@ export async function repair(pool: Pool, findings: Finding[], log?: DecisionLog)
       case 'grant_expiry_overdue': {
         const { grant_id } = finding.objects as { grant_id: string };
         await attempt('expire_grant', () => expireOverdueGrant(pool, grant_id));
+        break;
+      }
+      case 'payment_not_credited': {
+        const { payment_intent } = finding.objects as { payment_intent: string };
+        await attempt('credit_payment', () => withTransaction(pool, (tx) => creditStrandedPayment(tx, payment_intent)));
         break;
       }
       // grant_drift and allocation_mismatch have no repair: no keyed path rewrites a

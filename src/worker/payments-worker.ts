@@ -2,7 +2,7 @@ import type { Pool } from '../db/pool.js';
 import { IdleLoops } from '../queue/engine/index.js';
 import { failpoint } from '../failpoints.js';
 import { STRIPE_CALLS_TABLE, type ClaimedCall } from '../funds/payments/calls-table.js';
-import { meaningOf, refundOf, type EventMeaning, type RefundFacts } from '../funds/payments/event-meaning.js';
+import { meaningOf, refundOf, type EventMeaning, type PaymentSuccess, type RefundFacts } from '../funds/payments/event-meaning.js';
 import { STRIPE_EVENTS_TABLE, type ClaimedStripeEvent } from '../funds/payments/events-table.js';
 import { readStripeCredentials } from '../funds/payments/settings.js';
 import { failureKind, stripeClient, Stripe } from '../funds/payments/stripe-client.js';
@@ -15,7 +15,7 @@ import {
   waitStripeEvent,
 } from '../funds/payments/stripe-events.js';
 import { applyStripeEvent } from '../ledger/payment-settle.js';
-import { recordRechargeAnswer, type RechargeAnswer } from '../ledger/recharge-answer.js';
+import { cancelRechargeTurnedOff, rechargeStillOn, recordRechargeAnswer, type RechargeAnswer } from '../ledger/recharge-answer.js';
 import { backoff } from '../backoff.js';
 import { LeaseLost, commitFenced, recordFailure } from '../queue/engine/index.js';
 
@@ -86,6 +86,8 @@ export class PaymentsWorker {
       let meaning: EventMeaning = meaningOf(claim.type, parsed.data?.object ?? {});
       if (meaning.kind === 'charge_refunded' && meaning.refunds === null)
         meaning = { ...meaning, refunds: await this.listRefunds(meaning.charge) };
+      if (meaning.kind === 'payment_succeeded' && meaning.via === 'checkout_session' && meaning.grantId && !meaning.paymentMethod)
+        meaning = await this.withPaymentMethod(meaning, claim);
       const created = typeof parsed.created === 'number' ? parsed.created : null;
       const outcome = await commitFenced(
         this.pool(),
@@ -118,6 +120,34 @@ export class PaymentsWorker {
     return true;
   }
 
+  /**
+   * A Checkout Session's event carries no payment method, and a tenant who subscribed only to
+   * checkout.session.completed (what Stripe's fulfilment guide asks for) would never have
+   * its card learnt for auto-recharge: it is read from the session's payment intent, here,
+   * outside any transaction. Stripe unreachable: the event is retried a few times; after
+   * that the money is credited without the card (crediting never waits on it), and the
+   * auto-recharge view says `no_payment_method` until a later payment teaches it.
+   */
+  private async withPaymentMethod(meaning: PaymentSuccess, claim: ClaimedStripeEvent): Promise<PaymentSuccess> {
+    try {
+      const intent = await (await this.client()).paymentIntents.retrieve(meaning.paymentIntent);
+      const facts = intentOf(intent);
+      return {
+        ...meaning,
+        paymentMethod: facts.payment_method,
+        customer: meaning.customer ?? facts.customer,
+        charge: meaning.charge ?? facts.latest_charge,
+      };
+    } catch (error) {
+      if (claim.attempts < LEARN_CARD_ATTEMPTS) throw error;
+      this.options.log.warn(
+        { event_id: claim.id, payment_intent: meaning.paymentIntent, err: messageOf(error) },
+        'could not read the payment method of a checkout from Stripe; the payment is credited without it',
+      );
+      return meaning;
+    }
+  }
+
   /** charge.refunded without its refunds (newer API versions do not include them): listed through the API. */
   private async listRefunds(charge: string): Promise<RefundFacts[]> {
     const stripe = await this.client();
@@ -144,6 +174,14 @@ export class PaymentsWorker {
     const [claim] = await claimStripeCalls(this.pool(), 1, this.options.leaseSeconds);
     if (!claim) return false;
     const { log } = this.options;
+    if (!(await rechargeStillOn(this.pool(), claim.wallet_id))) {
+      const canceled = await commitFenced(this.pool(), STRIPE_CALLS_TABLE, fenced(claim), (tx) => cancelRechargeTurnedOff(tx, claim));
+      if (canceled === true) {
+        log.info({ call_id: claim.id, grant_id: claim.grant_id }, 'recharge canceled before its call: auto-recharge was turned off');
+        return true;
+      }
+      if (canceled === 'lease_lost') return true;
+    }
     let answer: RechargeAnswer;
     try {
       const stripe = await this.client();
@@ -184,6 +222,9 @@ export class PaymentsWorker {
     return this.running ? this.idleLoops.wait() : Promise.resolve();
   }
 }
+
+/** Attempts at reading a checkout's payment method before its payment is credited without it. */
+const LEARN_CARD_ATTEMPTS = 4;
 
 function fenced(claim: ClaimedCall) {
   return { key: [claim.id], token: BigInt(claim.fencing_token) };

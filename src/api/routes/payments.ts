@@ -6,7 +6,13 @@ import { isUuid } from '../../ids.js';
 import { findWallet, type AccountRow } from '../../ledger/accounts.js';
 import { formatAmount, parseAmount } from '../../money/index.js';
 import type { Queryable } from '../../db/pool.js';
-import { CheckoutKeyReused, InvalidCheckoutAmount, checkoutRequestKey, startCheckout } from '../../funds/payments/checkout.js';
+import {
+  CheckoutKeyReused,
+  CheckoutRefused,
+  InvalidCheckoutAmount,
+  checkoutRequestKey,
+  startCheckout,
+} from '../../funds/payments/checkout.js';
 import { readAutoRecharge, saveAutoRecharge, type AutoRecharge } from '../../funds/payments/recharge.js';
 import {
   SettingsUnsealable,
@@ -107,6 +113,13 @@ function autoRechargeView(walletId: string, r: AutoRecharge | null) {
     enabled: r?.enabled ?? false,
     threshold: formatAmount(BigInt(r?.threshold ?? 0n)),
     target: formatAmount(BigInt(r?.target ?? 0n)),
+  blocked_reason: Type.Union(
+    [Type.Literal('payments_not_configured'), Type.Literal('no_payment_method'), Type.Literal('monthly_limit'), Type.Null()],
+    {
+      description:
+        'why a recharge due now could not be made: Stripe not configured, no card learnt from a successful checkout yet, or the monthly limit reached; null when it could (or auto-recharge is off)',
+    },
+  ),
     monthly_limit: r?.monthly_limit === null || r?.monthly_limit === undefined ? null : formatAmount(BigInt(r.monthly_limit)),
     consecutive_failures: r?.consecutive_failures ?? 0,
     disabled_reason: r?.disabled_reason ?? null,
@@ -119,6 +132,7 @@ async function visibleWallet(db: Queryable, request: FastifyRequest, id: string)
   if (!wallet) throw notFound('wallet');
   return wallet;
 }
+    blocked_reason: r?.blocked_reason ?? null,
 
 export function paymentRoutes(app: ApiApp, { pool }: ApiContext): void {
   app.put(
@@ -241,6 +255,7 @@ export function paymentRoutes(app: ApiApp, { pool }: ApiContext): void {
             503,
             'payment_processor_unavailable',
             'Stripe did not answer; retry with the same Idempotency-Key (no second session is made)',
+        if (error instanceof CheckoutRefused) throw new ApiError(502, 'payment_processor_error', error.message);
           );
         }
         throw error;

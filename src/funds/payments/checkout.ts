@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { Pool, Queryable } from '../../db/pool.js';
 import { withTransaction } from '../../db/transaction.js';
-import type { Micros } from '../../money/index.js';
-import { findGrant, insertGrant } from '../grants.js';
+import { formatAmount, type Micros } from '../../money/index.js';
+import { findGrant, insertGrant, markCanceled } from '../grants.js';
 import { announceGrantCreated } from '../grant-announce.js';
 import { lockWalletFunds } from '../wallet-funds.js';
-import { microsToMinorExact, minimumChargeMicros, stripeCurrency, stripeAmount } from './minor-units.js';
+import { chargeStepMinor, microsToMinorExact, minimumChargeMicros, minorToMicros, stripeCurrency, stripeAmount } from './minor-units.js';
 import { findCustomer, notePaymentIds, saveCustomer } from './records.js';
 import type { StripeCredentials } from './settings.js';
-import type { Stripe } from './stripe-client.js';
+import { failureKind, type Stripe } from './stripe-client.js';
 
 /**
  * A Checkout top-up (POST /v1/wallets/{id}/checkout-sessions), in three steps so that no
@@ -47,6 +47,14 @@ export class CheckoutKeyReused extends Error {
   }
 }
 
+/** A retry of a checkout Stripe refused for good: its grant is canceled; a new Idempotency-Key starts another. */
+export class CheckoutRefused extends Error {
+  constructor(readonly grantId: string) {
+    super(`Stripe refused this checkout before (its grant ${grantId} is canceled); fix the request and use a new Idempotency-Key`);
+    this.name = 'CheckoutRefused';
+  }
+}
+
 export class InvalidCheckoutAmount extends Error {
   constructor(message: string) {
     super(message);
@@ -64,8 +72,10 @@ export function checkoutRequestKey(principal: string, walletId: string, idempote
 /** The amount in the currency's minor unit: whole, and at least Stripe's minimum charge. */
 export function checkoutAmountMinor(amount: Micros, currency: string): bigint {
   const minor = microsToMinorExact(amount, currency);
-  if (minor === null)
-    throw new InvalidCheckoutAmount(`a card is charged in whole minor units of ${currency}: ${currency} amounts here have fewer decimals`);
+  if (minor === null) {
+    const step = minorToMicros(chargeStepMinor(currency), currency);
+    throw new InvalidCheckoutAmount(`Stripe charges ${currency} only in whole multiples of ${formatAmount(step)} ${currency}`);
+  }
   if (amount < minimumChargeMicros(currency)) throw new InvalidCheckoutAmount(`Stripe charges at least its minimum in ${currency}`);
   return minor;
 }
@@ -94,31 +104,41 @@ export async function startCheckout(
   const row = await withTransaction(pool, (tx) => checkoutRow(tx, request, amountMinor, credentials.livemode));
   if (!row.request_hash.equals(request.requestHash)) throw new CheckoutKeyReused();
   if (row.session_id && row.session_url) return { id: row.session_id, url: row.session_url, grant_id: row.grant_id, replayed: true };
+  if ((await findGrant(pool, { id: row.grant_id }))?.canceled_at) throw new CheckoutRefused(row.grant_id);
 
   const customer = await customerOf(pool, stripe, row.tenant_id, row.livemode);
   const metadata = { tally_grant_id: row.grant_id, tally_wallet_id: row.wallet_id };
-  const session = await stripe.checkout.sessions.create(
-    {
-      mode: 'payment',
-      customer,
-      line_items: [
-        {
-          quantity: 1,
-          price_data: {
-            currency: row.currency,
-            unit_amount: stripeAmount(BigInt(row.amount_minor)),
-            product_data: { name: `Credit for wallet ${row.wallet_id}` },
+  const session = await stripe.checkout.sessions
+    .create(
+      {
+        mode: 'payment',
+        customer,
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: row.currency,
+              unit_amount: stripeAmount(BigInt(row.amount_minor)),
+              product_data: { name: `Credit for wallet ${row.wallet_id}` },
+            },
           },
-        },
-      ],
-      client_reference_id: row.grant_id,
-      metadata,
-      payment_intent_data: { metadata, setup_future_usage: 'off_session' },
-      success_url: row.success_url,
-      cancel_url: row.cancel_url,
-    },
-    { idempotencyKey: `tally-checkout-${row.grant_id}` },
-  );
+        ],
+        client_reference_id: row.grant_id,
+        metadata,
+        payment_intent_data: { metadata, setup_future_usage: 'off_session' },
+        success_url: row.success_url,
+        cancel_url: row.cancel_url,
+        // Adaptive Pricing would let the customer pay in a local currency: the payment would
+        // then not be the grant's amount and currency, and the grant would stay unpaid
+        // (payment_mismatch). The wallet's currency is the only one a grant can take.
+        adaptive_pricing: { enabled: false },
+      },
+      { idempotencyKey: `tally-checkout-${row.grant_id}` },
+    )
+    .catch(async (error: unknown) => {
+      if (refusedForGood(error)) await withTransaction(pool, (tx) => cancelRefusedCheckout(tx, row.grant_id));
+      throw error;
+    });
   if (!session.url) throw new Error(`Stripe answered Checkout Session ${session.id} without a url`);
   await withTransaction(pool, async (tx) => {
     await tx.query('update stripe_checkouts set session_id = $2, session_url = $3 where grant_id = $1 and session_id is null', [
@@ -129,6 +149,25 @@ export async function startCheckout(
     await notePaymentIds(tx, row.grant_id, { checkout_session: session.id });
   });
   return { id: session.id, url: session.url, grant_id: row.grant_id, replayed: false };
+}
+
+/**
+ * Stripe refused the session for what it carries (invalid parameters, a currency or amount
+ * it does not take): asking again under the same key gets the same answer, and no payment
+ * can come for it. Its grant is canceled so it does not await a payment for ever; an
+ * authentication or permission refusal (a wrong key: the operator fixes it) is not final.
+ */
+function refusedForGood(error: unknown): boolean {
+  const status = (error as { statusCode?: number } | null)?.statusCode;
+  return failureKind(error) === 'definitive' && (status === 400 || status === 402 || status === 404);
+}
+
+async function cancelRefusedCheckout(tx: Queryable, grantId: string): Promise<void> {
+  const grant = await findGrant(tx, { id: grantId });
+  if (!grant) return;
+  await lockWalletFunds(tx, grant.wallet_id);
+  // The caller is answered with Stripe's refusal at once: no payment.failed is sent for it.
+  await markCanceled(tx, grantId);
 }
 
 /** Step 1: the checkout's row and grant, made once per request key (the wallet's lock serialises retries). */

@@ -30,6 +30,24 @@ const ZERO_DECIMAL = new Set([
 /** Stripe's three-decimal currencies (charged in multiples of 10 of their minor unit). */
 const THREE_DECIMAL = new Set(['bhd', 'jod', 'kwd', 'omr', 'tnd']);
 
+/**
+ * Charges Stripe accepts only in whole multiples of this many minor units, from its
+ * "Supported currencies" documentation (docs.stripe.com/currencies, "Three-decimal
+ * currencies" and "Special cases"):
+ * - BHD, JOD, KWD, OMR, TND: amounts are sent with three decimals, but the last digit must
+ *   be 0 (KWD 5.125 = 5125 is refused; 5.120 = 5120 is taken): multiples of 10.
+ * - ISK: zero-decimal in fact, sent as two-decimal for backwards compatibility with the
+ *   decimals always 00 (5 ISK = 500): multiples of 100.
+ * - HUF (and TWD) are also sent as two-decimal; their charges may carry fractions (only
+ *   payouts need whole units), so they take any whole minor amount, like USD.
+ */
+const CHARGE_STEP: Record<string, bigint> = { bhd: 10n, jod: 10n, kwd: 10n, omr: 10n, tnd: 10n, isk: 100n };
+
+/** The smallest chargeable step, in minor units (1 for most currencies). */
+export function chargeStepMinor(currency: string): bigint {
+  return CHARGE_STEP[currency.toLowerCase()] ?? 1n;
+}
+
 /** Digits after the decimal point of a currency's minor unit, as Stripe counts them. */
 export function minorDigits(currency: string): number {
   const code = currency.toLowerCase();
@@ -47,22 +65,25 @@ export function minorToMicros(minor: bigint, currency: string): Micros {
   return minor * microsPerMinor(currency);
 }
 
-/** The exact minor amount, or null when `micros` is not a whole number of minor units. */
+/**
+ * The exact minor amount Stripe can charge, or null when `micros` is not a whole number of
+ * the currency's chargeable steps (a fraction of a cent; KWD 5.125; ISK 5.50).
+ */
 export function microsToMinorExact(micros: Micros, currency: string): bigint | null {
-  const per = microsPerMinor(currency);
-  return micros % per === 0n ? micros / per : null;
+  const per = microsPerMinor(currency) * chargeStepMinor(currency);
+  return micros % per === 0n ? (micros / per) * chargeStepMinor(currency) : null;
 }
 
-/** Rounded up to the next minor unit (what a recharge charges, so it reaches its target). */
+/** Rounded up to the next chargeable amount (what a recharge charges, so it reaches its target). */
 export function microsToMinorCeil(micros: Micros, currency: string): bigint {
-  const per = microsPerMinor(currency);
-  return micros <= 0n ? 0n : (micros + per - 1n) / per;
+  const per = microsPerMinor(currency) * chargeStepMinor(currency);
+  return micros <= 0n ? 0n : ((micros + per - 1n) / per) * chargeStepMinor(currency);
 }
 
-/** Rounded down (what a limit still allows). */
+/** Rounded down to a chargeable amount (what a limit still allows). */
 export function microsToMinorFloor(micros: Micros, currency: string): bigint {
-  const per = microsPerMinor(currency);
-  return micros <= 0n ? 0n : micros / per;
+  const per = microsPerMinor(currency) * chargeStepMinor(currency);
+  return micros <= 0n ? 0n : (micros / per) * chargeStepMinor(currency);
 }
 
 /**

@@ -27,20 +27,68 @@ export interface AutoRecharge {
   consecutive_failures: number;
   disabled_reason: string | null;
   in_flight: boolean;
+  /** why a recharge due now could not be made (null: it could, or auto-recharge is off) */
+  blocked_reason: RechargeBlocked | null;
+}
+
+/**
+ * What stops an enabled auto-recharge from charging: Stripe not configured, no card
+ * learnt from a successful checkout yet, or this month's limit leaving less than Stripe's
+ * minimum charge. Shown on the view so nobody waits for a charge that cannot happen.
+ */
+export type RechargeBlocked = 'payments_not_configured' | 'no_payment_method' | 'monthly_limit';
+
+interface AutoRechargeRow extends Omit<AutoRecharge, 'blocked_reason'> {
+  currency: string;
+  configured: boolean;
+  chargeable: boolean;
+  month_total: bigint;
+}
+
+export async function readAutoRecharge(db: Queryable, walletId: string): Promise<AutoRecharge | null> {
+  const result = await db.query<AutoRechargeRow>(
+    `select r.*, a.currency,
+        exists (select 1 from grants g where g.wallet_id = r.wallet_id and g.source = 'auto_recharge'
+                and g.activated_at is null and g.canceled_at is null and g.voided_at is null) as in_flight,
+        s.processor is not null as configured,
+        (c.customer_id is not null and c.payment_method is not null) as chargeable,
+        (select coalesce(sum(g.amount), 0) from grants g where g.tenant_id = r.tenant_id and g.wallet_id = r.wallet_id and g.source = 'auto_recharge'
+          and g.canceled_at is null and g.created_at >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC') as month_total
+     from auto_recharge r
+     join accounts a on a.id = r.wallet_id and a.tenant_id = r.tenant_id
+     left join payment_settings s on s.processor = 'stripe'
+     left join stripe_customers c on c.tenant_id = r.tenant_id and c.livemode = s.livemode
+     where r.wallet_id = $1`,
+    [walletId],
+  );
+  const row = result.rows[0];
+  if (!row) return null;
+  const { currency, configured, chargeable, month_total, ...settings } = row;
+  return { ...settings, blocked_reason: blockedReason(row) };
+}
+
+/** Asks the one recharge decision what it would answer if `available` fell below the threshold now. */
+function blockedReason(row: AutoRechargeRow): RechargeBlocked | null {
+  if (!row.enabled) return null;
+  if (!row.configured) return 'payments_not_configured';
+  const decision = decideRecharge({
+    enabled: true,
+    threshold: BigInt(row.threshold),
+    target: BigInt(row.target),
+    monthlyLimit: row.monthly_limit === null ? null : BigInt(row.monthly_limit),
+    currency: row.currency,
+    available: BigInt(row.threshold) - 1n,
+    inFlight: false,
+    monthTotal: BigInt(row.month_total),
+    chargeable: row.chargeable,
+  });
+  return decision.kind === 'none' && (decision.reason === 'no_payment_method' || decision.reason === 'monthly_limit')
+    ? decision.reason
+    : null;
 }
 
 /** After this many declined recharges in a row, auto-recharge turns itself off. */
 export const MAX_CONSECUTIVE_FAILURES = 3;
-
-export async function readAutoRecharge(db: Queryable, walletId: string): Promise<AutoRecharge | null> {
-  const result = await db.query<AutoRecharge>(
-    `select r.*, exists (select 1 from grants g where g.wallet_id = r.wallet_id and g.source = 'auto_recharge'
-                         and g.activated_at is null and g.canceled_at is null) as in_flight
-     from auto_recharge r where r.wallet_id = $1`,
-    [walletId],
-  );
-  return result.rows[0] ?? null;
-}
 
 /** PUT: the settings as given; enabling resets the failure count and the reason it was disabled. */
 export async function saveAutoRecharge(
@@ -100,7 +148,7 @@ export async function considerRecharge(
     name: 'recharge_situation',
     text: `select r.enabled, r.threshold, r.target, r.monthly_limit,
         exists (select 1 from grants g where g.tenant_id = r.tenant_id and g.wallet_id = r.wallet_id and g.source = 'auto_recharge'
-                and g.activated_at is null and g.canceled_at is null) as in_flight,
+                and g.activated_at is null and g.canceled_at is null and g.voided_at is null) as in_flight,
         (select coalesce(sum(g.amount), 0) from grants g where g.tenant_id = r.tenant_id and g.wallet_id = r.wallet_id and g.source = 'auto_recharge'
           and g.canceled_at is null and g.created_at >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC') as month_total,
         c.customer_id, c.payment_method

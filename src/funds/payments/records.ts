@@ -55,6 +55,20 @@ export async function insertPayment(tx: Queryable, row: PaymentRow): Promise<voi
   );
 }
 
+/** A payment's record moved to the grant that holds its money (the repair of payment_not_credited). */
+export async function repointPayment(
+  tx: Queryable,
+  paymentIntent: string,
+  to: { outcome: PaymentRow['outcome']; grantId: string; detail: string },
+): Promise<void> {
+  await tx.query('update stripe_payments set outcome = $2, grant_id = $3, detail = $4 where payment_intent = $1', [
+    paymentIntent,
+    to.outcome,
+    to.grantId,
+    to.detail,
+  ]);
+}
+
 /** The charge of a payment, learnt from a later event (checkout.session.completed carries none). */
 export async function setPaymentCharge(tx: Queryable, paymentIntent: string, charge: string): Promise<void> {
   await tx.query('update stripe_payments set charge_id = $2 where payment_intent = $1 and charge_id is null', [paymentIntent, charge]);
@@ -70,6 +84,8 @@ export interface RefundRow {
   status: string;
   posted: boolean;
   reversed: boolean;
+  /** why it posts nothing (its currency is not its payment's); null when it applies */
+  mismatch?: string | null;
 }
 
 export async function findRefund(db: Queryable, refundId: string): Promise<RefundRow | null> {
@@ -79,11 +95,21 @@ export async function findRefund(db: Queryable, refundId: string): Promise<Refun
 
 export async function saveRefund(tx: Queryable, row: RefundRow): Promise<void> {
   await tx.query(
-    `insert into stripe_refunds (refund_id, payment_intent, grant_id, amount_minor, status, posted, reversed, tenant_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)
+    `insert into stripe_refunds (refund_id, payment_intent, grant_id, amount_minor, status, posted, reversed, tenant_id, mismatch)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      on conflict on constraint stripe_refunds_pkey do update
-       set status = excluded.status, posted = excluded.posted, reversed = excluded.reversed, updated_at = now()`,
-    [row.refund_id, row.payment_intent, row.grant_id, row.amount_minor.toString(), row.status, row.posted, row.reversed, row.tenant_id],
+       set status = excluded.status, posted = excluded.posted, reversed = excluded.reversed, mismatch = excluded.mismatch, updated_at = now()`,
+    [
+      row.refund_id,
+      row.payment_intent,
+      row.grant_id,
+      row.amount_minor.toString(),
+      row.status,
+      row.posted,
+      row.reversed,
+      row.tenant_id,
+      row.mismatch ?? null,
+    ],
   );
 }
 
@@ -96,6 +122,8 @@ export interface DisputeRow {
   amount_minor: bigint;
   status: string;
   closed: boolean;
+  /** why it changes nothing (its currency is not its payment's); null when it applies */
+  mismatch?: string | null;
 }
 
 export async function findDispute(db: Queryable, disputeId: string): Promise<DisputeRow | null> {
@@ -105,19 +133,29 @@ export async function findDispute(db: Queryable, disputeId: string): Promise<Dis
 
 export async function saveDispute(tx: Queryable, row: DisputeRow): Promise<void> {
   await tx.query(
-    `insert into stripe_disputes (dispute_id, payment_intent, grant_id, amount_minor, status, closed, tenant_id)
-     values ($1, $2, $3, $4, $5, $6, $7)
-     on conflict on constraint stripe_disputes_pkey do update set status = excluded.status, closed = excluded.closed, updated_at = now()`,
-    [row.dispute_id, row.payment_intent, row.grant_id, row.amount_minor.toString(), row.status, row.closed, row.tenant_id],
+    `insert into stripe_disputes (dispute_id, payment_intent, grant_id, amount_minor, status, closed, tenant_id, mismatch)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)
+     on conflict on constraint stripe_disputes_pkey do update
+       set status = excluded.status, closed = excluded.closed, mismatch = excluded.mismatch, updated_at = now()`,
+    [
+      row.dispute_id,
+      row.payment_intent,
+      row.grant_id,
+      row.amount_minor.toString(),
+      row.status,
+      row.closed,
+      row.tenant_id,
+      row.mismatch ?? null,
+    ],
   );
 }
 
 /** Whether another dispute of the grant is still open (its grant stays frozen). */
 export async function otherOpenDispute(db: Queryable, grantId: string, disputeId: string): Promise<boolean> {
-  const result = await db.query('select 1 from stripe_disputes where grant_id = $1 and dispute_id <> $2 and not closed', [
-    grantId,
-    disputeId,
-  ]);
+  const result = await db.query(
+    'select 1 from stripe_disputes where grant_id = $1 and dispute_id <> $2 and not closed and mismatch is null',
+    [grantId, disputeId],
+  );
   return (result.rowCount ?? 0) > 0;
 }
 

@@ -24,6 +24,7 @@ export type ExceptionClass =
   | 'grant_expiry_overdue'
   | 'allocation_mismatch'
   | 'payment_mismatch'
+  | 'payment_not_credited'
   | 'payment_event_stuck'
   | 'recharge_unresolved';
 
