@@ -106,12 +106,22 @@ export const JobView = Type.Object(
         captured: AmountString,
         returned: AmountString,
         refunded: AmountString,
+        adjusted: Type.String({
+          ...SignedAmountString,
+          description:
+            "signed: what the job's positive adjustments drew from this grant, less what its refunds gave back (of those draws and of `captured`)",
+        }),
       }),
       {
         description:
-          "the hold split across the wallet's grants, in allocation order (the order captures consume them): `held` stays as allocated; once the hold is resolved, captured + returned = held; `refunded` is what later refunds gave back of the captured part",
+          "the job's money per grant: the hold's shares in allocation order (the order captures consume them), then the grants only adjustments reached. Per row: once the hold is resolved, held = captured + returned; the job's cost on the grant = captured + adjusted; `refunded` is what refunds gave back of the captured part (already counted in `adjusted`)",
       },
     ),
+    funding_debt: Type.String({
+      ...AmountString,
+      description:
+        "the part of the job's adjustments no grant covered (the wallet's debt), net of refunds: Σ funding (captured + adjusted) + funding_debt = captured + adjusted",
+    }),
   },
   { description: 'a job with its settlements (each with its pricing snapshot), its provider events and its alerts' },
 );

@@ -104,7 +104,10 @@ export function eventView(e: EventFields, audience: 'tenant' | 'admin') {
  * A job as its reader may see it: a tenant gets each event's stable `error_code`; the
  * raw `last_error` (which can name an operator's private provider URL) only the admin.
  */
-export function jobView({ job, priceVersion, settlements, events, alerts, deliveries, funding }: JobDetails, audience: 'tenant' | 'admin') {
+export function jobView(
+  { job, priceVersion, settlements, events, alerts, deliveries, funding, fundingDebt }: JobDetails,
+  audience: 'tenant' | 'admin',
+) {
   return {
     ...jobSummaryView(job, priceVersion),
     settlements: settlements.map(settlementView),
@@ -118,6 +121,8 @@ export function jobView({ job, priceVersion, settlements, events, alerts, delive
       captured: formatAmount(s.captured),
       returned: formatAmount(s.returned),
       refunded: formatAmount(s.refunded),
+      adjusted: formatAmount(s.adjusted),
     })),
+    funding_debt: formatAmount(fundingDebt),
   };
 }

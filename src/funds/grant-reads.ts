@@ -2,7 +2,7 @@ import type { Queryable } from '../db/pool.js';
 import { keyset, type PageRequest } from '../db/keyset.js';
 import { grantStatus, grantStatusSql, type GrantStatus } from './grant-status.js';
 import type { GrantSource } from './grants.js';
-import type { GrantCategory } from './posting/index.js';
+import { fundingByGrant, type GrantCategory } from './posting/index.js';
 
 /**
  * The read models of grants, apart from their writers: one grant, a wallet's
@@ -131,7 +131,7 @@ export async function listWalletGrants(
   return result.rows.map(recordOf);
 }
 
-/** One share of a job's hold: the grant it is held on, and what became of it. */
+/** One grant's part in a job: its hold's share and the job's adjustments on it (posting/job-funding.ts). */
 export interface FundingShare {
   grant_id: string;
   category: GrantCategory;
@@ -139,16 +139,54 @@ export interface FundingShare {
   captured: bigint;
   returned: bigint;
   refunded: bigint;
+  /** signed: what the job's adjustments drew from the grant, less what its refunds gave back */
+  adjusted: bigint;
 }
 
-/** A job's hold as it was split across grants, in allocation order (empty for a hold of nothing). */
-export async function readJobFunding(db: Queryable, jobId: string): Promise<FundingShare[]> {
-  const result = await db.query<FundingShare>({
-    name: 'read_job_funding',
-    text: `select s.grant_id, g.category, s.held, s.captured, s.returned, s.refunded
-      from hold_shares s join grants g on g.id = s.grant_id
-      where s.job_id = $1 order by s.position`,
+export interface JobFundingView {
+  /** the hold's shares in allocation order, then the grants only adjustments reached */
+  shares: FundingShare[];
+  /** the adjustments' part no grant covered (the wallet's debt), net of refunds */
+  debt: bigint;
+}
+
+/** A job's money per grant: the rows are loaded here, combined by the posting module's fundingByGrant. */
+export async function readJobFunding(db: Queryable, jobId: string): Promise<JobFundingView> {
+  const shares = await db.query<{ grant_id: string; held: string; captured: string; returned: string; refunded: string }>({
+    name: 'read_job_shares',
+    text: 'select grant_id, held, captured, returned, refunded from hold_shares where job_id = $1 order by position',
     values: [jobId],
   });
-  return result.rows;
+  const draws = await db.query<{ version: number; grant_id: string | null; amount: string; refunded: string }>({
+    name: 'read_job_draws',
+    text: 'select version, grant_id, amount, refunded from adjustment_draws where job_id = $1 order by version, position',
+    values: [jobId],
+  });
+  const { rows, debt } = fundingByGrant(
+    shares.rows.map((s) => ({
+      grantId: s.grant_id,
+      held: BigInt(s.held),
+      captured: BigInt(s.captured),
+      returned: BigInt(s.returned),
+      refunded: BigInt(s.refunded),
+    })),
+    draws.rows.map((d) => ({ version: d.version, grantId: d.grant_id, amount: BigInt(d.amount), refunded: BigInt(d.refunded) })),
+  );
+  const ids = rows.map((r) => r.grantId);
+  const categories = ids.length
+    ? await db.query<{ id: string; category: GrantCategory }>('select id, category from grants where id = any($1::uuid[])', [ids])
+    : { rows: [] };
+  const categoryOf = new Map(categories.rows.map((g) => [g.id, g.category]));
+  return {
+    shares: rows.map((r) => ({
+      grant_id: r.grantId,
+      category: categoryOf.get(r.grantId)!,
+      held: r.held,
+      captured: r.captured,
+      returned: r.returned,
+      refunded: r.refunded,
+      adjusted: r.adjusted,
+    })),
+    debt,
+  };
 }

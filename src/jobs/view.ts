@@ -29,8 +29,10 @@ export interface JobDetails {
   alerts: string[];
   /** every webhook delivery that named the job, duplicates included, oldest first */
   deliveries: { provider: string; event_key: string; outcome: string; received_at: Date }[];
-  /** the hold's shares across grants, in allocation order */
+  /** the job's money per grant: the hold's shares in allocation order, then grants only adjustments reached */
   funding: FundingShare[];
+  /** the adjustments' part no grant covered (debt), net of refunds */
+  fundingDebt: bigint;
 }
 
 /** Why an event's last try failed, as a tenant may see it. */
@@ -76,6 +78,7 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
     events: events.rows,
     alerts: alerts.rows.map((a) => a.class),
     deliveries: deliveries.rows,
-    funding,
+    funding: funding.shares,
+    fundingDebt: funding.debt,
   };
 }

@@ -337,6 +337,7 @@ describe('drawing down grants', () => {
       captured,
       returned,
       refunded: '0.000000',
+      adjusted: '0.000000',
     });
     expect(view.funding).toEqual([
       share(promo.id, 'promotional', '0.010000'),
@@ -515,7 +516,7 @@ describe('the wallet, its entries and its statement', () => {
     await deliver(server.url, world.provider, signDelivery(completion(world, job.id, { input_tokens: 500_000 })));
     await waitUntil(async () => (await world.tenant.get(`/v1/jobs/${job.id}`)).body.state === 'captured');
     expect((await world.tenant.get(`/v1/jobs/${job.id}`)).body.funding).toEqual([
-      { grant_id: promo.id, category: 'promotional', held: '1.000000', captured: '0.500000', returned: '0.500000', refunded: '0.000000' },
+      { grant_id: promo.id, category: 'promotional', held: '1.000000', captured: '0.500000', returned: '0.500000', refunded: '0.000000', adjusted: '0.000000' },
     ]);
     expect((await world.tenant.get(`/v1/grants/${promo.id}`)).body).toMatchObject({
       remaining: '0.000000',
