@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { STATEMENT_CATEGORIES, type CategoryTotal } from '../ledger/statement.js';
-import { formatAmount } from '../money/index.js';
+import { changeFields, changeView } from './entry-changes.js';
 import { literals } from './list-views.js';
-import { SignedAmountString } from './schemas.js';
 
 /** A statement's totals by grant category (ledger/statement.ts): the schema and the function that fills it. */
 
@@ -10,12 +9,11 @@ export const CategoryTotalsView = Type.Array(
   Type.Object({
     category: literals(STATEMENT_CATEGORIES),
     count: Type.Integer({ minimum: 0 }),
-    balance_change: SignedAmountString,
-    reserved_change: SignedAmountString,
+    ...changeFields,
   }),
   {
     description:
-      "per category of the grant an entry names, always paid, promotional and unassigned (no grant: the wallet's debt, or an entry from before grants): how many entries, and what they did to the balance and the reserved amount. A debt repayment counts in its grant's category, moving it down and unassigned up; the categories add up to the same changes as the per-type totals",
+      "per category of the grant an entry names, always paid, promotional and unassigned (no grant: the wallet's debt, or an entry from before grants): how many entries, and what they did to the balance, the reserved amount and balance − reserved. A debt repayment counts in its grant's category, moving it down and unassigned up; the categories add up to the same changes as the per-type totals",
   },
 );
 
@@ -23,7 +21,6 @@ export function categoryTotalsView(totals: readonly CategoryTotal[]) {
   return totals.map((t) => ({
     category: t.category,
     count: t.count,
-    balance_change: formatAmount(t.balanceChange),
-    reserved_change: formatAmount(t.reservedChange),
+    ...changeView({ balance: t.balanceChange, reserved: t.reservedChange }),
   }));
 }

@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { formatAmount } from '../money/index.js';
-import type { Statement } from '../ledger/statement.js';
+import { availableChange, entryChange, type Statement } from '../ledger/statement.js';
 
 /**
  * A statement as CSV (RFC 4180: comma separated, CRLF line ends, a field quoted when it
@@ -9,6 +9,14 @@ import type { Statement } from '../ledger/statement.js';
  * `closing` (at `to`), and one `total` per entry type (`count` entries, their `amount`,
  * and what they did to the balance and the reserved amount). Amounts are the API's
  * decimal strings, signed from the wallet's side.
+ *
+ * An entry row also says what it did (`balance_change`, `reserved_change`, and
+ * `available_change`, the change of balance − reserved): summed over the entry rows they
+ * give closing − opening, which `amount` does not (a reservation moves what is available
+ * and not the balance, a capture the reverse). `available_change` came after the other
+ * columns and is appended at the end, so a reader of the older columns reads them as
+ * before; the total rows fill it too. Sum a column over one kind of row: the entry rows
+ * and the total rows each add up to the whole range.
  *
  * Written by csv-stringify with `escape_formulas`: a text cell that starts with `=`, `+`,
  * `-`, `@`, a tab or a carriage return (or a full-width `=`, `+`, `-`, `@`) gets a leading
@@ -35,10 +43,17 @@ export const STATEMENT_CSV_COLUMNS = [
   'count',
   'balance_change',
   'reserved_change',
+  'available_change',
 ] as const;
 
 /** One row: text, or an amount in micro-units (every bigint is one). */
 type Row = Partial<Record<(typeof STATEMENT_CSV_COLUMNS)[number], string | bigint | null>>;
+
+const changes = (change: { balance: bigint; reserved: bigint }) => ({
+  balance_change: change.balance,
+  reserved_change: change.reserved,
+  available_change: availableChange(change),
+});
 
 export function statementCsv(statement: Statement): string {
   const holdings = (h: { balance: bigint; reserved: bigint }) => ({
@@ -59,6 +74,7 @@ export function statementCsv(statement: Statement): string {
       ...holdings({ balance: line.balanceAfter, reserved: line.reservedAfter }),
       sequence: line.sequence.toString(),
       entry_id: line.id,
+      ...changes(entryChange(line.entryType, line.amount)),
     })),
     { row: 'closing', created_at: statement.to, ...holdings(statement.closing) },
     ...statement.totals.map((t): Row => ({
@@ -66,8 +82,7 @@ export function statementCsv(statement: Statement): string {
       entry_type: t.entryType,
       amount: t.amount,
       count: String(t.count),
-      balance_change: t.balanceChange,
-      reserved_change: t.reservedChange,
+      ...changes({ balance: t.balanceChange, reserved: t.reservedChange }),
     })),
   ];
   return stringify(rows, {

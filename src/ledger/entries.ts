@@ -35,9 +35,11 @@ export function entryInstant(column = 'created_at'): string {
  * An entry as a wallet sees it: money towards the wallet positive, away from it
  * negative. A void (`release`, `release_remainder`) is booked against the same
  * accounts as the reservation it voids, but it gives the held money back, so it is
- * positive. Sums that mean something: balance = credit + capture + adjustment
- * entries; available = credit + reserve + release + release_remainder + adjustment.
- * With the wallet's holdings right after it (its running balance and reserved amount).
+ * positive. Amounts of different types do not add up to one thing (a reservation moves
+ * what is available, a capture the balance, a debt repayment neither): what an entry
+ * does to the balance and the reserved amount is statement.ts entryChange, and those
+ * changes are what add up. With the wallet's holdings right after it (its running
+ * balance and reserved amount).
  */
 export interface WalletEntry {
   id: string;

@@ -77,7 +77,13 @@ export interface Statement {
   categoryTotals: CategoryTotal[];
 }
 
-/** How an entry moves the wallet's balance (posted) and reserved amount (open holds). */
+/**
+ * How an entry moves the wallet's balance (posted) and reserved amount (open holds). With
+ * availableChange, the one definition of what an entry's columns mean: Σ over a range of
+ * the balance changes is closing − opening balance, and of the available changes closing
+ * − opening (balance − reserved), whatever the entry types (statement lines, the entries
+ * list, the CSV).
+ */
 export function entryChange(entryType: EntryType, amount: bigint): Holdings {
   switch (entryType) {
     case 'credit':
@@ -100,6 +106,16 @@ export function entryChange(entryType: EntryType, amount: bigint): Holdings {
     case 'release_remainder':
       return { balance: 0n, reserved: -amount };
   }
+}
+
+/**
+ * What a change does to balance − reserved (the running `available_after`): not the wallet
+ * view's `available`, which also leaves out the unheld money of grants that cannot fund
+ * (expired before their expiry posts, disputed). A capture moves neither: it posts money
+ * that was already held.
+ */
+export function availableChange(change: Holdings): bigint {
+  return change.balance - change.reserved;
 }
 
 export class StatementChainBroken extends Error {

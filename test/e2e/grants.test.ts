@@ -623,9 +623,10 @@ describe('the wallet, its entries and its statement', () => {
     const byCategory = Object.fromEntries(statement.totals_by_category.map((t: any) => [t.category, t]));
     expect(statement.totals_by_category.map((t: any) => t.category)).toEqual(['paid', 'promotional', 'unassigned']);
     // paid: 0.02 − 0.001 + 1.00 − 0.019 (it paid the debt); promotional: 0.50 − 0.04; unassigned: the debt made and repaid.
-    expect(byCategory.paid).toEqual({ category: 'paid', count: 8, balance_change: '1.000000', reserved_change: '0.000000' });
-    expect(byCategory.promotional).toEqual({ category: 'promotional', count: 4, balance_change: '0.460000', reserved_change: '0.000000' });
-    expect(byCategory.unassigned).toEqual({ category: 'unassigned', count: 1, balance_change: '0.000000', reserved_change: '0.000000' });
+    const changes = (balance: string) => ({ balance_change: balance, reserved_change: '0.000000', available_change: balance });
+    expect(byCategory.paid).toEqual({ category: 'paid', count: 8, ...changes('1.000000') });
+    expect(byCategory.promotional).toEqual({ category: 'promotional', count: 4, ...changes('0.460000') });
+    expect(byCategory.unassigned).toEqual({ category: 'unassigned', count: 1, ...changes('0.000000') });
     expect(statement.lines).toHaveLength(13);
   });
 });

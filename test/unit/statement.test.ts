@@ -189,11 +189,28 @@ describe('a statement', () => {
         expect(rows.filter((r) => r.row === 'total').map((r) => [r.entry_type, r.count, r.amount])).toEqual(
           s.totals.map((t) => [t.entryType, String(t.count), formatAmount(t.amount)]),
         );
+        // The entry rows' changes add up to closing − opening (their amounts do not); so do the total rows'.
+        const sum = (kind: string, column: string) =>
+          rows.filter((r) => r.row === kind).reduce((total, r) => total + micros(r[column]!), 0n);
+        const [opening, closing] = [rows.find((r) => r.row === 'opening')!, rows.find((r) => r.row === 'closing')!];
+        for (const kind of ['entry', 'total']) {
+          for (const column of ['balance', 'reserved', 'available'])
+            expect(sum(kind, `${column}_change`)).toBe(micros(closing[`${column}_after`]!) - micros(opening[`${column}_after`]!));
+        }
       }),
       { numRuns: RUNS / 4 },
     );
   });
 });
+
+/** A decimal string of the CSV as micro-units (an empty cell is none). */
+function micros(text: string): bigint {
+  if (text === '') throw new Error('an empty amount cell');
+  const negative = text.startsWith('-');
+  const [whole, fraction = ''] = text.replace('-', '').split('.');
+  const value = BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
+  return negative ? -value : value;
+}
 
 /** What a reference becomes in the CSV: text that would start a formula gets a leading quote (csv-stringify's escape_formulas). */
 const spreadsheetText = (text: string) => (/^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(text) ? `'${text}` : text);
@@ -232,12 +249,12 @@ describe('a statement as CSV, opened in a spreadsheet', () => {
     const chain = chainOf([entry({ entryType: 'adjustment', reference: '-0.000150' })]);
     const csv = statementCsv(statementOf(chain, instant(0), instant(1_000)));
     expect(csv.split('\r\n')).toEqual([
-      'row,created_at,entry_type,job_id,settlement_key,reference,amount,balance_after,reserved_after,available_after,sequence,entry_id,count,balance_change,reserved_change',
-      `opening,${instant(0)},,,,,,0.000000,0.000000,0.000000,,,,,`,
+      'row,created_at,entry_type,job_id,settlement_key,reference,amount,balance_after,reserved_after,available_after,sequence,entry_id,count,balance_change,reserved_change,available_change',
+      `opening,${instant(0)},,,,,,0.000000,0.000000,0.000000,,,,,,`,
       // the amounts are numbers; the same characters as a reference are text, and escaped
-      `entry,${instant(1)},adjustment,job-0,t:job-0:adjustment:1,'-0.000150,-0.000150,-0.000150,0.000000,-0.000150,1,entry-1,,,`,
-      `closing,${instant(1_000)},,,,,,-0.000150,0.000000,-0.000150,,,,,`,
-      'total,,adjustment,,,,-0.000150,,,,,,1,-0.000150,0.000000',
+      `entry,${instant(1)},adjustment,job-0,t:job-0:adjustment:1,'-0.000150,-0.000150,-0.000150,0.000000,-0.000150,1,entry-1,,-0.000150,0.000000,-0.000150`,
+      `closing,${instant(1_000)},,,,,,-0.000150,0.000000,-0.000150,,,,,,`,
+      'total,,adjustment,,,,-0.000150,,,,,,1,-0.000150,0.000000,-0.000150',
       '',
     ]);
   });

@@ -14,8 +14,8 @@ import { literals } from '../list-views.js';
 import { ListOf, ListQueryFields, pageOf, pageRequest } from '../pagination.js';
 import { STATEMENT_CSV_COLUMNS, statementCsv } from '../statement-csv.js';
 import { AmountString, IdParams, SignedAmountString, bearerAuth, errors } from '../schemas.js';
-import { entryView } from '../views.js';
-import { EntryView, InstantText } from './wallet-schemas.js';
+import { EntryLineView, changeFields, changeView, entryLineView } from '../entry-changes.js';
+import { InstantText } from './wallet-schemas.js';
 import { refuseFuture, visibleWallet } from './wallet-guards.js';
 
 /**
@@ -45,8 +45,8 @@ const StatementView = Type.Object(
     from: InstantText,
     to: InstantText,
     opening: Holdings,
-    lines: Type.Array(EntryView, {
-      description: "every entry posted in [from, to), in the wallet's order, each with the holdings after it",
+    lines: Type.Array(EntryLineView, {
+      description: "every entry posted in [from, to), in the wallet's order, each with the holdings after it and what it changed",
     }),
     closing: Holdings,
     totals: Type.Array(
@@ -54,14 +54,19 @@ const StatementView = Type.Object(
         entry_type: Type.String(),
         count: Type.Integer({ minimum: 1 }),
         amount: SignedAmountString,
-        balance_change: SignedAmountString,
-        reserved_change: SignedAmountString,
+        ...changeFields,
       }),
-      { description: 'per entry type present: how many, their amounts, and what they did to the balance and the reserved amount' },
+      {
+        description:
+          'per entry type present: how many, their amounts, and what they did to the balance, the reserved amount and balance − reserved',
+      },
     ),
     totals_by_category: CategoryTotalsView,
   },
-  { description: 'opening + the lines = closing; the closing of [a, b) is the opening of [b, c)' },
+  {
+    description:
+      "opening + Σ the lines' changes = closing (balance, reserved, available = balance − reserved); the closing of [a, b) is the opening of [b, c)",
+  },
 );
 
 function statementView(wallet: AccountRow, statement: Statement) {
@@ -76,14 +81,13 @@ function statementView(wallet: AccountRow, statement: Statement) {
     from: statement.from,
     to: statement.to,
     opening: holdings(statement.opening),
-    lines: statement.lines.map(entryView),
+    lines: statement.lines.map(entryLineView),
     closing: holdings(statement.closing),
     totals: statement.totals.map((t) => ({
       entry_type: t.entryType,
       count: t.count,
       amount: formatAmount(t.amount),
-      balance_change: formatAmount(t.balanceChange),
-      reserved_change: formatAmount(t.reservedChange),
+      ...changeView({ balance: t.balanceChange, reserved: t.reservedChange }),
     })),
     totals_by_category: categoryTotalsView(statement.categoryTotals),
   };
@@ -105,13 +109,13 @@ export function walletHistoryRoutes(app: ApiApp, { pool }: ApiContext): void {
       onRequest: requireAccess('tenant_or_admin', pool),
       schema: {
         summary:
-          "The wallet's ledger entries, newest first, each with the wallet's holdings after it (amount signed from the wallet's side)",
+          "The wallet's ledger entries, newest first, each with the wallet's holdings after it and what it changed (amount signed from the wallet's side; balance_change and available_change are what add up)",
         tags: ['wallets'],
         security: bearerAuth,
         params: IdParams,
         querystring: EntriesQuery,
         response: {
-          200: ListOf(EntryView, {
+          200: ListOf(EntryLineView, {
             next_cursor: Type.Union([Type.String(), Type.Null()], {
               description: 'pass as cursor (or starting_after) for the next, older page; null when none is older',
             }),
@@ -148,7 +152,7 @@ export function walletHistoryRoutes(app: ApiApp, { pool }: ApiContext): void {
       // Older entries follow the page when more were found going back, or when it was
       // reached going forward from an entry (which is older than all of it).
       const olderFollow = page.cursor?.direction === 'before' ? data.length > 0 : has_more;
-      return { data: data.map(entryView), has_more, next_cursor: olderFollow ? data.at(-1)!.id : null };
+      return { data: data.map(entryLineView), has_more, next_cursor: olderFollow ? data.at(-1)!.id : null };
     },
   );
 
