@@ -23,6 +23,7 @@ import { priceRoutes } from './routes/prices.js';
 import { walletRoutes } from './routes/wallets.js';
 import { grantRoutes } from './routes/grants.js';
 import { jobRoutes } from './routes/jobs.js';
+import { jobAdjustmentRoutes } from './routes/job-adjustments.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { operationRoutes } from './routes/operations.js';
 import { reconciliationRoutes } from './routes/reconciliation.js';
@@ -119,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   walletRoutes(api, context);
   grantRoutes(api, context);
   jobRoutes(api, context);
+  jobAdjustmentRoutes(api, context);
   webhookRoutes(api, context);
   operationRoutes(api, context);
   reconciliationRoutes(api, context);

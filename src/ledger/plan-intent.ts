@@ -102,7 +102,14 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
         jobId: row.id,
       };
       return {
-        settlement: { ...base, chargeType: 'adjustment', version: intent.version, amount: intent.amount, snapshot: intent.snapshot },
+        settlement: {
+          ...base,
+          chargeType: 'adjustment',
+          version: intent.version,
+          amount: intent.amount,
+          snapshot: intent.snapshot,
+          ...(intent.reason ? { reason: intent.reason } : {}),
+        },
         transfers: [transfer],
         revenueAccount: revenue,
         charges: charge,

@@ -69,6 +69,15 @@ async function settleOnce(pool: Pool, request: SettleRequest, options: SettleOpt
   }
 }
 
+/**
+ * One decision inside the caller's transaction, for a caller whose own record must commit
+ * with the effect (an operator's adjustment and its Idempotency-Key answer). Its key's
+ * unique violation (SettlementKeyTaken) and a lost COMMIT are the caller's to handle.
+ */
+export async function settleWithin(tx: Queryable, request: SettleRequest): Promise<SettleResult> {
+  return settleInTransaction(tx, request, { written: null, result: null });
+}
+
 /** Lock → decide → write, then move the accounts (docs/ARCHITECTURE.md "The flow"). */
 async function settleInTransaction(tx: Queryable, request: SettleRequest, state: Attempt): Promise<SettleResult> {
   const job = await lockJob(tx, request.jobId, request.claim?.tenantId);

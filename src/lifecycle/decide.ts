@@ -48,6 +48,8 @@ export function decide(job: JobView, event: LifecycleEvent, policy: ProviderPoli
       return onFetchStarted(job);
     case 'usage.mismatched':
       return onUsageMismatch(job);
+    case 'operator.adjusted':
+      return onOperatorAdjustment(job, event.usage, event.reason);
     default:
       return unknownEvent(event);
   }
@@ -124,6 +126,25 @@ function onUsageMismatch(job: JobView): Decision {
   if (job.state !== 'usage_pending' || back === null) return noIntents(job, 'no_effect', 'event_mismatch');
   const cancelStands = job.cancelRequested === true && (back === 'reserved' || back === 'running');
   return { ...noIntents(job, 'no_effect', 'event_mismatch', [], cancelStands ? 'cancel_requested' : back), resumeState: null };
+}
+
+/**
+ * An operator bills what reconciliation showed was not billed (a usage_mismatch, a
+ * late_success_after_release): the job's total charge is brought to billable(usage), as a
+ * provider's correction would, under the next correction number — on a released job too
+ * (work delivered after its release). A provider's correction numbered at or below it is
+ * then stale; one above it applies as usual. Before the hold is resolved there is nothing
+ * to adjust: the job's capture bills its usage.
+ */
+function onOperatorAdjustment(job: JobView, usage: Usage, reason: string): Decision {
+  if (!isTerminal(job.state)) return noIntents(job, 'rejected', 'job_not_terminal');
+  const decision = adjustmentDecision(job, usage, job.highestCorrection + 1);
+  const why = `operator: ${reason}`;
+  return {
+    ...decision,
+    intents: decision.intents.map((intent) => (intent.kind === 'adjustment' ? { ...intent, reason: why } : intent)),
+    outcome: { ...decision.outcome, reason: why },
+  };
 }
 
 function unknownEvent(event: never): never {

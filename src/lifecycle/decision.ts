@@ -32,6 +32,8 @@ export type Intent =
       /** Signed from the wallet's side: >0 charges, <0 refunds, may be 0. */
       amount: Micros;
       snapshot: PricingSnapshot;
+      /** an operator's adjustment says why ("operator: …"); a provider's correction says nothing */
+      reason?: string;
     };
 
 /** Inconsistencies decide() notices; the shell records them for reconciliation. */

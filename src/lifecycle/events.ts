@@ -26,7 +26,12 @@ export type LifecycleEvent =
    */
   | { readonly type: 'usage.fetch_started' }
   /** The fetched provider object is not this job's (its id or model differ): nothing is billed. */
-  | { readonly type: 'usage.mismatched' };
+  | { readonly type: 'usage.mismatched' }
+  /**
+   * An operator's keyed adjustment (POST /v1/jobs/{id}/adjustments): the usage the job is
+   * to be billed for (priced at its pinned version, like a provider's correction), and why.
+   */
+  | { readonly type: 'operator.adjusted'; readonly usage: Usage; readonly reason: string };
 
 export type LifecycleEventType = LifecycleEvent['type'];
 
@@ -42,6 +47,7 @@ export const LIFECYCLE_EVENT_TYPES: readonly LifecycleEventType[] = [
   'hold.expired',
   'usage.fetch_started',
   'usage.mismatched',
+  'operator.adjusted',
 ];
 
 /**
