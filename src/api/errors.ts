@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ConnectionLost, DatabaseError, InvalidText, NumericOutOfRange, StatementTimeout, mapDatabaseError } from '../db/errors.js';
+import { ConnectionLost, InvalidText, NumericOutOfRange, StatementTimeout, mapDatabaseError } from '../db/errors.js';
 import { AmountOutOfRange, InvalidAmountError, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
 import { InvalidPolicyError } from '../lifecycle/index.js';
@@ -82,9 +82,6 @@ function domainError(raw: unknown): ApiError | null {
   if (error instanceof InvalidText) return new ApiError(400, 'invalid_request', 'text fields must not contain NUL characters');
   if (error instanceof ConnectionLost || error instanceof StatementTimeout) {
     return new ApiError(503, 'database_unavailable', 'the database is unavailable; retry later');
-  }
-  if (error instanceof DatabaseError && error.sqlstate === '57P03') {
-    return new ApiError(503, 'database_unavailable', 'the database is starting or stopping; retry later');
   }
   const code = (error as NodeJS.ErrnoException)?.code;
   if (code === 'ECONNREFUSED' || (error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message))) {

@@ -86,12 +86,6 @@ export async function findWallet(db: Queryable, walletId: string, tenantId?: str
   return result.rows[0] ?? null;
 }
 
-export async function systemAccountId(db: Queryable, tenantId: string, currency: string, kind: 'funding' | 'revenue'): Promise<string> {
-  const id = await findSystemAccountId(db, tenantId, currency, kind);
-  if (!id) throw new Error(`tenant ${tenantId} has no ${kind} account in ${currency}`);
-  return id;
-}
-
 export async function findSystemAccountId(
   db: Queryable,
   tenantId: string,

@@ -195,7 +195,3 @@ export interface MessagePayload<T extends MessageType = MessageType> {
   timestamp: string;
   data: MessageData<T>;
 }
-
-export function isOutboundEventType(value: string): value is OutboundEventType {
-  return (OUTBOUND_EVENT_TYPES as readonly string[]).includes(value);
-}

@@ -32,23 +32,3 @@ export async function finishStripeCall(
     values: [answer.outcome, answer.paymentIntent, answer.error],
   });
 }
-
-export interface StripeCallRow {
-  id: string;
-  grant_id: string;
-  wallet_id: string;
-  state: string;
-  outcome: string | null;
-  payment_intent: string | null;
-  attempts: number;
-  last_error: string | null;
-  created_at: Date;
-}
-
-export async function callsOfWallet(db: Queryable, walletId: string): Promise<StripeCallRow[]> {
-  const result = await db.query<StripeCallRow>(
-    'select id, grant_id, wallet_id, state, outcome, payment_intent, attempts, last_error, created_at from stripe_calls where wallet_id = $1 order by created_at',
-    [walletId],
-  );
-  return result.rows;
-}
