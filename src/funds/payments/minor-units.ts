@@ -1,4 +1,4 @@
-import { MICROS_PER_UNIT, SCALE, type Micros } from '../../money/index.js';
+import { SCALE, parseAmount, type Micros } from '../../money/index.js';
 
 /**
  * Stripe's amounts are integers in the currency's smallest unit (2000 = 20.00 USD; a
@@ -113,9 +113,7 @@ const MINIMUM_MAJOR: Record<string, string> = {
 
 /** Stripe's minimum charge in the currency, in micros. */
 export function minimumChargeMicros(currency: string): Micros {
-  const text = MINIMUM_MAJOR[currency.toLowerCase()] ?? (minorDigits(currency) === 0 ? '50' : '1.00');
-  const [whole, fraction = ''] = text.split('.');
-  return BigInt(whole!) * MICROS_PER_UNIT + BigInt(fraction.padEnd(SCALE, '0'));
+  return parseAmount(MINIMUM_MAJOR[currency.toLowerCase()] ?? (minorDigits(currency) === 0 ? '50' : '1.00'));
 }
 
 /** Stripe's spelling of a currency code. */
