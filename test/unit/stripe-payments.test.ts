@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { meaningOf } from '../../src/funds/payments/event-meaning.js';
-import { microsToMinorCeil, microsToMinorExact, minimumChargeMicros, minorToMicros } from '../../src/funds/payments/minor-units.js';
+import {
+  chargeStepMinor,
+  microsToMinorCeil,
+  microsToMinorExact,
+  minimumChargeMicros,
+  minorToMicros,
+} from '../../src/funds/payments/minor-units.js';
 import { decideRecharge, type RechargeSituation } from '../../src/funds/payments/recharge-decision.js';
 import { lowersAvailable } from '../../src/funds/payments/recharge.js';
 import { parseForm } from '../../src/simulator/stripe/form.js';
@@ -24,12 +30,22 @@ describe("Stripe's minor units", () => {
     expect(minimumChargeMicros('jpy')).toBe(50_000_000n);
   });
 
-  it('round-trips every whole minor amount', () => {
+  it('round-trips every chargeable minor amount, and refuses the rest (KWD in tens of fils, ISK in whole krónur)', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.constantFrom('usd', 'jpy', 'eur', 'kwd'), (minor, currency) => {
-        expect(microsToMinorExact(minorToMicros(minor, currency), currency)).toBe(minor);
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.constantFrom('usd', 'jpy', 'eur', 'kwd', 'isk', 'huf'), (minor, currency) => {
+        const step = chargeStepMinor(currency);
+        const chargeable = minor - (minor % step);
+        expect(microsToMinorExact(minorToMicros(chargeable, currency), currency)).toBe(chargeable);
+        if (minor % step !== 0n) expect(microsToMinorExact(minorToMicros(minor, currency), currency)).toBeNull();
+        // rounding up lands on a chargeable amount at or above it
+        const ceil = microsToMinorCeil(minorToMicros(minor, currency), currency);
+        expect(ceil % step).toBe(0n);
+        expect(ceil >= minor && ceil - minor < step).toBe(true);
       }),
     );
+    expect(chargeStepMinor('KWD')).toBe(10n);
+    expect(chargeStepMinor('isk')).toBe(100n);
+    expect(chargeStepMinor('huf')).toBe(1n);
   });
 });
 
