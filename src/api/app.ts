@@ -109,7 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const context: ApiContext = {
     pool: options.pool,
     metrics: options.metrics ?? createMetrics(options.pool),
-    providers: options.providers ?? uncachedProviders(options.pool),
+    providers: options.providers ?? uncachedProviders(options.pool, app.serverSecret),
   };
   registerHealth(app, options.pool);
   // Types only: validation stays with the ajv configured above.

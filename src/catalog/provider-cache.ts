@@ -2,11 +2,16 @@ import type pg from 'pg';
 import type { Pool, Queryable } from '../db/pool.js';
 import { newClient } from '../db/host-selection.js';
 import { findProvider, type ProviderRow } from './providers.js';
+import { openProviderSecrets } from './provider-secrets.js';
 
 /** Every change to providers notifies this channel (migrations/0022: providers_changed). */
 export const PROVIDERS_CHANNEL = 'tally_providers';
 
-/** How a webhook finds its provider: from the database, or through a ProviderCache. */
+/**
+ * How a webhook finds its provider: from the database, or through a ProviderCache. The
+ * rows it answers hold the secrets opened (provider-secrets.ts), ready to verify; a
+ * secret sealed under another server secret makes `find` throw SecretUnsealable.
+ */
 export interface ProviderLookup {
   find(name: string): Promise<ProviderRow | null>;
   /** this process changed a provider: forget what was read before (its own commit, no wait for the notification) */
@@ -18,8 +23,14 @@ export interface ProviderLookup {
   reread(name: string): Promise<ProviderRow | null>;
 }
 
-export function uncachedProviders(db: Queryable): ProviderLookup {
-  return { find: (name) => findProvider(db, name), changed: () => {}, reread: async () => null };
+/** The provider as stored, its secrets opened with the server's secret. */
+async function findOpened(db: Queryable, name: string, serverSecret: Buffer): Promise<ProviderRow | null> {
+  const row = await findProvider(db, name);
+  return row && openProviderSecrets(row, serverSecret);
+}
+
+export function uncachedProviders(db: Queryable, serverSecret: Buffer): ProviderLookup {
+  return { find: (name) => findOpened(db, name, serverSecret), changed: () => {}, reread: async () => null };
 }
 
 /**
@@ -42,14 +53,15 @@ export class ProviderCache implements ProviderLookup {
   constructor(
     private readonly pool: Pool,
     private readonly databaseUrl: string,
+    private readonly serverSecret: Buffer,
     private readonly retryMs = 1_000,
   ) {}
 
   readonly find = (name: string): Promise<ProviderRow | null> => {
-    if (!this.listener) return findProvider(this.pool, name);
+    if (!this.listener) return findOpened(this.pool, name, this.serverSecret);
     const cached = this.entries.get(name);
     if (cached) return cached;
-    const read = findProvider(this.pool, name);
+    const read = findOpened(this.pool, name, this.serverSecret);
     this.entries.set(name, read);
     read.then(
       (row) => {

@@ -3,10 +3,17 @@ import { importEd25519 } from '../webhooks/adapters/fal.js';
 import type { ProviderKind } from '../webhooks/adapters/index.js';
 import type { Queryable } from '../db/pool.js';
 import { parsePolicy, policyToJson, type ProviderPolicy } from '../lifecycle/index.js';
+import { openProviderSecrets, sealProviderSecrets } from './provider-secrets.js';
 
 export interface ProviderRow {
   name: string;
   kind: ProviderKind;
+  /**
+   * The signing secrets. As stored (findProvider, the lists: each sealed, or clear when
+   * written before migration 0027 and not sealed yet, provider-secrets.ts); opened, the
+   * secrets themselves, in the rows the lookups hand intake (provider-cache.ts) and in
+   * what insertProvider and updateProvider return.
+   */
   secrets: string[];
   jwks: { keys: unknown[] } | null;
   api_key: string | null;
@@ -148,7 +155,14 @@ function validateJwks(jwks: { keys: unknown[] }): void {
   });
 }
 
-export async function insertProvider(tx: Queryable, name: string, kind: ProviderKind, settings: ProviderSettings): Promise<ProviderRow> {
+/** `serverSecret` seals the secrets (provider-secrets.ts); the row returned holds them opened. */
+export async function insertProvider(
+  tx: Queryable,
+  name: string,
+  kind: ProviderKind,
+  settings: ProviderSettings,
+  serverSecret: Buffer,
+): Promise<ProviderRow> {
   const policy = validateProviderSettings(kind, settings);
   const result = await tx.query<ProviderRow>(
     `insert into providers (name, kind, secrets, jwks, api_key, base_url, user_id, policies)
@@ -156,7 +170,7 @@ export async function insertProvider(tx: Queryable, name: string, kind: Provider
     [
       name,
       kind,
-      settings.secrets ?? [],
+      sealProviderSecrets(settings.secrets ?? [], serverSecret),
       settings.jwks ?? null,
       settings.api_key ?? null,
       settings.base_url ?? null,
@@ -164,14 +178,19 @@ export async function insertProvider(tx: Queryable, name: string, kind: Provider
       JSON.stringify(policyToJson(policy)),
     ],
   );
-  return result.rows[0]!;
+  return openProviderSecrets(result.rows[0]!, serverSecret);
 }
 
-/** Replaces the given settings; rotation sends the new secret with the old one, then drops the old later. */
-export async function updateProvider(tx: Queryable, name: string, patch: ProviderSettings): Promise<ProviderRow | null> {
+/**
+ * Replaces the given settings; rotation sends the new secret with the old one, then drops
+ * the old later. The secrets kept are compared opened, and all of them are written sealed
+ * again (one written in the clear before 0027 too).
+ */
+export async function updateProvider(tx: Queryable, name: string, patch: ProviderSettings, serverSecret: Buffer): Promise<ProviderRow | null> {
   const current = await tx.query<ProviderRow>('select * from providers where name = $1 for update', [name]);
-  const row = current.rows[0];
-  if (!row) return null;
+  const stored = current.rows[0];
+  if (!stored) return null;
+  const row = openProviderSecrets(stored, serverSecret);
   const merged: ProviderSettings = {
     secrets: patch.secrets ?? row.secrets,
     jwks: patch.jwks !== undefined ? patch.jwks : row.jwks,
@@ -186,7 +205,7 @@ export async function updateProvider(tx: Queryable, name: string, patch: Provide
      where name = $1 returning *`,
     [
       name,
-      merged.secrets ?? [],
+      sealProviderSecrets(merged.secrets ?? [], serverSecret),
       merged.jwks ?? null,
       merged.api_key ?? null,
       merged.base_url ?? null,
@@ -194,9 +213,10 @@ export async function updateProvider(tx: Queryable, name: string, patch: Provide
       JSON.stringify(policyToJson(policy)),
     ],
   );
-  return result.rows[0]!;
+  return openProviderSecrets(result.rows[0]!, serverSecret);
 }
 
+/** The row as stored: its secrets sealed (openProviderSecrets opens them). */
 export async function findProvider(db: Queryable, name: string): Promise<ProviderRow | null> {
   const result = await db.query<ProviderRow>({ name: 'find_provider', text: 'select * from providers where name = $1', values: [name] });
   return result.rows[0] ?? null;

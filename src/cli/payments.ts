@@ -68,7 +68,7 @@ async function paymentsSyncCommand(options: { since?: number; json?: boolean }):
         console.log(
           `listed ${report.listed} Stripe events since ${report.since === null ? 'the start' : new Date(report.since * 1000).toISOString()}: ` +
             `${report.received} received now (the workers apply them), ${report.already_received} received before` +
-            (report.refused ? `, ${report.refused} refused (the other mode than the API key)` : ''),
+            (report.refused ? `, ${report.refused} refused (another Stripe account's, or the other mode than the API key)` : ''),
         );
     } finally {
       await db.close();

@@ -12,6 +12,7 @@ import { readyLines } from './serve-banner.js';
 import { processConfig } from '../config/index.js';
 import { loadServerSecret } from '../api/server-secret.js';
 import { destinationPolicy } from '../outbound/destinations.js';
+import { sealSecretsAtStart } from './seal-at-start.js';
 
 export interface ServeOptions {
   port?: number;
@@ -35,7 +36,8 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     // Black-box tests read the token from this line: keep its `TALLY_ADMIN_TOKEN=<token>` form.
     keptTokenLine = `TALLY_ADMIN_TOKEN=${kept.token} (${kept.created ? 'made and ' : ''}kept in ${kept.path}, which ./bin/tally commands read; set TALLY_ADMIN_TOKEN to choose your own)`;
   }
-  const providers = new ProviderCache(db.pool, db.url);
+  const serverSecret = await loadServerSecret(config);
+  const providers = new ProviderCache(db.pool, db.url, serverSecret);
   await providers.start();
   const app = await buildApp({
     pool: db.pool,
@@ -43,7 +45,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     providers,
     logLevel: config.logLevel,
     checkResponses: config.checkResponses,
-    serverSecret: await loadServerSecret(config),
+    serverSecret,
     settings: {
       adminToken,
       metricsToken: config.metricsToken ?? null,
@@ -51,6 +53,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     },
   });
   if (!adminToken) app.log.warn('TALLY_ADMIN_TOKEN is not set: admin calls answer 401');
+  await sealSecretsAtStart(db.pool, serverSecret, app.log);
   let stopping = false;
   // app.close() waits for every connection to end. Fastify closes the idle ones, but a
   // request in flight would leave its keep-alive connection open for the client's

@@ -7,6 +7,8 @@ import { startPayments } from './payments-runtime.js';
 import { processConfig } from '../config/index.js';
 import { createMetrics } from '../api/metrics.js';
 import { serveWorkerMetrics } from './worker-metrics.js';
+import { loadServerSecret } from '../api/server-secret.js';
+import { sealSecretsAtStart } from './seal-at-start.js';
 
 export async function workerCommand(options: { concurrency: number; metricsPort?: number }): Promise<void> {
   // A provider's api_key is write-only: should any object holding one be logged, it is censored.
@@ -14,6 +16,7 @@ export async function workerCommand(options: { concurrency: number; metricsPort?
   const log = pino({ level: config.logLevel, name: 'tally-worker', redact: ['api_key', '*.api_key', '*.headers.authorization'] });
   const db = await openDatabase(config, { ...workerPoolOptions(options.concurrency + 2, config.leaseSeconds), applicationName: 'tally-worker' });
   await migrate(db.pool);
+  await sealSecretsAtStart(db.pool, await loadServerSecret(config), log);
   // Follows the database: when it stops answering (an embedded serve restarted on a new
   // port, a restart of PostgreSQL), the worker pauses and resumes wherever it answers.
   const metrics = options.metricsPort === undefined ? undefined : createMetrics(() => db.pool);

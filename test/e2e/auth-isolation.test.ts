@@ -5,6 +5,7 @@ import { ADMIN_TOKEN, startServer } from '../support/server.js';
 import { Client, TEST_SECRET, type Answer } from '../support/client.js';
 import { createWorld, submitJob, type World } from '../support/world.js';
 import { countRows, expectError } from '../support/refusal.js';
+import { openedProviderSecrets } from '../support/stored-secrets.js';
 
 /**
  * Who may call what (CONTRACT "HTTP API"): 401 without a valid credential, 403 for a
@@ -22,8 +23,7 @@ const EVERY_TABLE = [
 ] as const;
 
 async function secretsOf(provider: string): Promise<string[]> {
-  const result = await db.pool.query<{ secrets: string[] }>('select secrets from providers where name = $1', [provider]);
-  return result.rows[0]!.secrets;
+  return (await openedProviderSecrets(db.pool, provider))!;
 }
 
 interface Call {

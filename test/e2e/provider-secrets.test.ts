@@ -4,6 +4,7 @@ import { Client, TEST_SECRET } from '../support/client.js';
 import { freshDatabase } from '../support/database.js';
 import { expectError } from '../support/refusal.js';
 import { startServer } from '../support/server.js';
+import { openedProviderSecrets } from '../support/stored-secrets.js';
 
 /**
  * CONTRACT.md: a secret that is not `whsec_` + base64 is 400 `invalid_secret`, on create
@@ -29,9 +30,9 @@ const NOT_SECRETS: [string, string][] = [
   ['only padding', 'whsec_===='],
 ];
 
+/** Opened: they are stored sealed (issue 33, item 9). */
 async function storedSecrets(provider: string): Promise<string[] | null> {
-  const result = await db.pool.query<{ secrets: string[] }>('select secrets from providers where name = $1', [provider]);
-  return result.rows[0]?.secrets ?? null;
+  return openedProviderSecrets(db.pool, provider);
 }
 
 describe('Standard Webhooks secrets', () => {

@@ -5,6 +5,7 @@ import { startServer, waitUntil } from '../support/server.js';
 import { Client, TEST_SECRET, deliver, signDelivery, type SignedDelivery } from '../support/client.js';
 import { completion, createWorld, submitJob, type World } from '../support/world.js';
 import { countRows, expectError } from '../support/refusal.js';
+import { openedProviderSecrets } from '../support/stored-secrets.js';
 
 /**
  * Every refusal of the CONTRACT with its status and code, and proof that a refused
@@ -365,8 +366,7 @@ describe('API refusals', () => {
     expectError(await world.tenant.post('/v1/wallets', { currency: 'USD' }), 409, 'wallet_exists');
     expectError(await admin.post('/v1/providers', { name: world.provider, kind: 'generic', secrets: [newSecret()] }), 409, 'provider_exists');
     expect(await countRows(db.pool, ['accounts', 'providers'])).toEqual(before);
-    const secrets = await db.pool.query<{ secrets: string[] }>('select secrets from providers where name = $1', [world.provider]);
-    expect(secrets.rows[0]!.secrets).toEqual([TEST_SECRET]);
+    expect(await openedProviderSecrets(db.pool, world.provider)).toEqual([TEST_SECRET]);
     // Another currency is another wallet.
     expect((await world.tenant.post('/v1/wallets', { currency: 'EUR' })).status).toBe(201);
   });

@@ -4,7 +4,7 @@ import { uncachedProviders } from '../../src/catalog/provider-cache.js';
 import { receiveWebhook } from '../../src/intake/receive.js';
 import { freshDatabase } from '../support/database.js';
 import { TEST_SECRET, signDelivery, type SignedDelivery } from '../support/client.js';
-import { createWorld, submitWorldJob } from '../support/fixtures.js';
+import { TEST_SERVER_SECRET, createWorld, submitWorldJob } from '../support/fixtures.js';
 import { jobDeliveries } from '../support/jobs.js';
 
 /**
@@ -29,7 +29,7 @@ describe('intake', () => {
     await db.pool.query('update providers set secrets = $2 where name = $1', [world.provider.name, [TEST_SECRET]]);
     const job = await submitWorldJob(db.pool, world);
     const receive = (signed: SignedDelivery) =>
-      receiveWebhook(db.pool, uncachedProviders(db.pool), world.provider.name, Buffer.from(signed.body), signed.headers);
+      receiveWebhook(db.pool, uncachedProviders(db.pool, TEST_SERVER_SECRET), world.provider.name, Buffer.from(signed.body), signed.headers);
     const eventKey = `msg_${randomUUID()}`;
     const completed = signDelivery({ type: 'job.completed', data: { job_id: job.id, usage: { input_tokens: 10 } } }, { id: eventKey });
 

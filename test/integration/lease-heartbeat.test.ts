@@ -9,7 +9,7 @@ import { settleEvent, type EventOutcome } from '../../src/worker/settle-event.js
 import { Worker } from '../../src/worker/worker.js';
 import { freshDatabase } from '../support/database.js';
 import { FakeProviderApi, HeldAnswer } from '../support/fake-provider-api.js';
-import { createOpenaiWorld, createWorld, insertClaimedEvent, submitOpenaiJob, submitWorldJob } from '../support/fixtures.js';
+import { TEST_SERVER_SECRET, createOpenaiWorld, createWorld, insertClaimedEvent, submitOpenaiJob, submitWorldJob } from '../support/fixtures.js';
 import { assertLedgerInvariants } from '../support/invariants.js';
 import { uncachedProviders } from '../../src/catalog/provider-cache.js';
 
@@ -42,7 +42,7 @@ async function deliverCompletion(provider: string, ref: string): Promise<string>
   const id = `wh_${randomUUID()}`;
   const now = new Date();
   const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new Webhook(SECRET).sign(id, now, raw) };
-  expect((await receiveWebhook(db.pool, uncachedProviders(db.pool), provider, Buffer.from(raw), headers)).status).toBe('accepted');
+  expect((await receiveWebhook(db.pool, uncachedProviders(db.pool, TEST_SERVER_SECRET), provider, Buffer.from(raw), headers)).status).toBe('accepted');
   return id;
 }
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ProviderCache } from '../../src/catalog/provider-cache.js';
 import { statementCount } from '../../src/db/statement-count.js';
 import { freshDatabase } from '../support/database.js';
-import { uniqueName } from '../support/fixtures.js';
+import { TEST_SERVER_SECRET, uniqueName } from '../support/fixtures.js';
 import { waitUntil } from '../support/server.js';
 
 /**
@@ -11,7 +11,7 @@ import { waitUntil } from '../support/server.js';
  * SQL by hand, is seen without a restart; nothing is cached while the listener is away.
  */
 const db = await freshDatabase({ max: 4 });
-const cache = new ProviderCache(db.pool, db.url, 50);
+const cache = new ProviderCache(db.pool, db.url, TEST_SERVER_SECRET, 50);
 await cache.start();
 afterAll(() => cache.stop());
 

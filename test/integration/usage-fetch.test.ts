@@ -10,7 +10,7 @@ import { settleEvent } from '../../src/worker/settle-event.js';
 import { USAGE_FETCH_RETRY } from '../../src/worker/usage-fetch.js';
 import { freshDatabase } from '../support/database.js';
 import { FakeProviderApi, HeldAnswer } from '../support/fake-provider-api.js';
-import { createOpenaiWorld, submitOpenaiJob } from '../support/fixtures.js';
+import { TEST_SERVER_SECRET, createOpenaiWorld, submitOpenaiJob } from '../support/fixtures.js';
 import { jobDeliveries } from '../support/jobs.js';
 import { uncachedProviders } from '../../src/catalog/provider-cache.js';
 
@@ -43,7 +43,7 @@ async function deliver(world: World, type = 'response.completed') {
   const id = `wh_${randomUUID()}`;
   const now = new Date();
   const headers = { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new Webhook(SECRET).sign(id, now, raw) };
-  const result = await receiveWebhook(db.pool, uncachedProviders(db.pool), world.provider, Buffer.from(raw), headers);
+  const result = await receiveWebhook(db.pool, uncachedProviders(db.pool, TEST_SERVER_SECRET), world.provider, Buffer.from(raw), headers);
   expect(result.status).toBe('accepted');
   return id;
 }

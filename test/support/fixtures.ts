@@ -16,6 +16,12 @@ import type { ProviderPolicyJson } from '../../src/lifecycle/index.js';
  * Only rows that carry no money (tenants, providers) are inserted with plain SQL.
  */
 
+/**
+ * The server secret of the tests that receive deliveries in process (no `tally serve`):
+ * it seals the secrets insertProvider stores, and their lookups open them with it.
+ */
+export const TEST_SERVER_SECRET = Buffer.alloc(32, 0x5e);
+
 export function uniqueName(prefix: string): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
 }
@@ -197,7 +203,7 @@ export async function createOpenaiWorld(
   unitPrices: Record<string, bigint>,
 ): Promise<OpenaiWorld> {
   const provider = uniqueName('openai');
-  await withTransaction(pool, (tx) => insertProvider(tx, provider, 'openai', { secrets: [settings.secret], api_key: settings.apiKey, base_url: settings.baseUrl }));
+  await withTransaction(pool, (tx) => insertProvider(tx, provider, 'openai', { secrets: [settings.secret], api_key: settings.apiKey, base_url: settings.baseUrl }, TEST_SERVER_SECRET));
   const tenantId = await createTenant(pool);
   const wallet = await insertWallet(pool, tenantId, 'USD');
   await creditWallet(pool, wallet, 1_000_000_000n);

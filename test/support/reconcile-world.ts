@@ -12,7 +12,7 @@ import { claimEvents } from '../../src/queue/index.js';
 import { settleEvent, type EventOutcome } from '../../src/worker/settle-event.js';
 import { WebhookRefused } from '../../src/webhooks/errors.js';
 import { TEST_SECRET, signDelivery } from './client.js';
-import { createWorld as createFixtureWorld, type World as FixtureWorld } from './fixtures.js';
+import { TEST_SERVER_SECRET, createWorld as createFixtureWorld, type World as FixtureWorld } from './fixtures.js';
 import { withDatabase } from './global-setup.js';
 import { TEMPLATE_DATABASE } from './names.js';
 import { uncachedProviders } from '../../src/catalog/provider-cache.js';
@@ -105,7 +105,7 @@ export function event(world: World, job: Pick<JobRow, 'id'>, type: string, data:
 /** Delivers a signed webhook through the real intake (receiveWebhook), as the HTTP route does. */
 export async function deliver(pool: Pool, world: World, body: unknown, options: { id?: string } = {}): Promise<IntakeResult & { id: string }> {
   const signed = signDelivery(body, { secret: world.secret, ...(options.id ? { id: options.id } : {}) });
-  const result = await receiveWebhook(pool, uncachedProviders(pool), world.provider.name, Buffer.from(signed.body), signed.headers);
+  const result = await receiveWebhook(pool, uncachedProviders(pool, TEST_SERVER_SECRET), world.provider.name, Buffer.from(signed.body), signed.headers);
   return { ...result, id: signed.headers['webhook-id']! };
 }
 

@@ -54,6 +54,13 @@ const SettingsBody = Type.Object({
       description: "Stripe's API (the default) or a local Stripe for tests",
     }),
   ),
+  account: Type.Optional(
+    Type.String({
+      pattern: '^acct_[A-Za-z0-9]{1,250}$',
+      description:
+        'an extension: the Stripe account (acct_…) whose Connect events are accepted; absent, every event naming an account is refused (400 connect_account_refused)',
+    }),
+  ),
 });
 const SettingsView = Type.Object({
   processor: Type.Literal('stripe'),
@@ -61,6 +68,7 @@ const SettingsView = Type.Object({
   api_key_last4: Type.String({ description: 'the last four characters of the configured key (the key itself is never returned)' }),
   webhook_secrets: Type.Integer({ minimum: 1, description: 'how many webhook secrets verify (they are never returned)' }),
   base_url: Type.Union([Type.String(), Type.Null()]),
+  account: Type.Union([Type.String(), Type.Null()], { description: 'the Stripe account whose Connect events are accepted (null: none)' }),
   webhook_path: Type.String({ description: 'where Stripe sends its events: add this endpoint in the dashboard' }),
   updated_at: Type.String(),
 });
@@ -71,8 +79,9 @@ function settingsView(settings: PaymentSettings) {
     processor: 'stripe' as const,
     livemode: settings.livemode,
     api_key_last4: settings.apiKeyLast4,
-    webhook_secrets: settings.webhookSecrets.length,
+    webhook_secrets: settings.storedWebhookSecrets.length,
     base_url: settings.baseUrl,
+    account: settings.account,
     webhook_path: WEBHOOK_PATH,
     updated_at: settings.updatedAt.toISOString(),
   };
@@ -105,6 +114,13 @@ const AutoRechargeView = Type.Object({
   consecutive_failures: Type.Integer({ minimum: 0 }),
   disabled_reason: Type.Union([Type.String(), Type.Null()]),
   in_flight: Type.Boolean({ description: 'a recharge is awaiting its payment' }),
+  blocked_reason: Type.Union(
+    [Type.Literal('payments_not_configured'), Type.Literal('no_payment_method'), Type.Literal('monthly_limit'), Type.Null()],
+    {
+      description:
+        'why a recharge due now could not be made: Stripe not configured, no card learnt from a successful checkout yet, or the monthly limit reached; null when it could (or auto-recharge is off)',
+    },
+  ),
 });
 
 function autoRechargeView(walletId: string, r: AutoRecharge | null) {
@@ -113,17 +129,11 @@ function autoRechargeView(walletId: string, r: AutoRecharge | null) {
     enabled: r?.enabled ?? false,
     threshold: formatAmount(BigInt(r?.threshold ?? 0n)),
     target: formatAmount(BigInt(r?.target ?? 0n)),
-  blocked_reason: Type.Union(
-    [Type.Literal('payments_not_configured'), Type.Literal('no_payment_method'), Type.Literal('monthly_limit'), Type.Null()],
-    {
-      description:
-        'why a recharge due now could not be made: Stripe not configured, no card learnt from a successful checkout yet, or the monthly limit reached; null when it could (or auto-recharge is off)',
-    },
-  ),
     monthly_limit: r?.monthly_limit === null || r?.monthly_limit === undefined ? null : formatAmount(BigInt(r.monthly_limit)),
     consecutive_failures: r?.consecutive_failures ?? 0,
     disabled_reason: r?.disabled_reason ?? null,
     in_flight: r?.in_flight ?? false,
+    blocked_reason: r?.blocked_reason ?? null,
   };
 }
 
@@ -132,7 +142,6 @@ async function visibleWallet(db: Queryable, request: FastifyRequest, id: string)
   if (!wallet) throw notFound('wallet');
   return wallet;
 }
-    blocked_reason: r?.blocked_reason ?? null,
 
 export function paymentRoutes(app: ApiApp, { pool }: ApiContext): void {
   app.put(
@@ -152,6 +161,7 @@ export function paymentRoutes(app: ApiApp, { pool }: ApiContext): void {
         apiKey: request.body.api_key,
         webhookSecrets: request.body.webhook_secrets,
         baseUrl: request.body.base_url ?? null,
+        account: request.body.account ?? null,
       });
       return settingsView(saved);
     },
@@ -194,7 +204,7 @@ export function paymentRoutes(app: ApiApp, { pool }: ApiContext): void {
       async (request) => {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         try {
-          const result = await receiveStripeEvent(pool, raw, request.headers);
+          const result = await receiveStripeEvent(pool, request.server.serverSecret, raw, request.headers);
           return { status: result.status, event_id: result.eventId };
         } catch (error) {
           if (!(error instanceof WebhookRefused)) throw error;
@@ -246,6 +256,7 @@ export function paymentRoutes(app: ApiApp, { pool }: ApiContext): void {
         return reply.code(201).send({ id: answer.id, url: answer.url, grant_id: answer.grant_id });
       } catch (error) {
         if (error instanceof CheckoutKeyReused) throw new ApiError(422, 'idempotency_key_reused', error.message);
+        if (error instanceof CheckoutRefused) throw new ApiError(502, 'payment_processor_error', error.message);
         if (error instanceof InvalidCheckoutAmount) throw new ApiError(400, 'invalid_amount', error.message, 'amount');
         if (error instanceof Stripe.errors.StripeError) {
           request.log.warn({ code: error.code, type: error.type, status: error.statusCode }, 'stripe refused or failed a checkout call');
@@ -255,7 +266,6 @@ export function paymentRoutes(app: ApiApp, { pool }: ApiContext): void {
             503,
             'payment_processor_unavailable',
             'Stripe did not answer; retry with the same Idempotency-Key (no second session is made)',
-        if (error instanceof CheckoutRefused) throw new ApiError(502, 'payment_processor_error', error.message);
           );
         }
         throw error;

@@ -101,7 +101,7 @@ export function providerRoutes(app: ApiApp, { pool, providers }: ApiContext): vo
       runIdempotent(pool, request, reply, { required: false }, async (tx) => {
         const { name, kind, ...settings } = request.body;
         try {
-          const row = await insertProvider(tx, name, kind, settings);
+          const row = await insertProvider(tx, name, kind, settings, request.server.serverSecret);
           warnIfUnbound(request.log, row);
           return { status: 201, body: providerView(row) };
         } catch (error) {
@@ -125,7 +125,9 @@ export function providerRoutes(app: ApiApp, { pool, providers }: ApiContext): vo
       },
     },
     async (request) => {
-      const row = await withTransaction(pool, (tx) => updateProvider(tx, request.params.name, request.body).catch(settingsError));
+      const row = await withTransaction(pool, (tx) =>
+        updateProvider(tx, request.params.name, request.body, request.server.serverSecret).catch(settingsError),
+      );
       // Committed: a secret revoked here verifies nothing from the next delivery this
       // process receives on (other processes drop theirs at the change's notification).
       providers.changed();

@@ -1,17 +1,25 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/pool.js';
+import { isSealed, openSecrets, openText, opensAll, sealClear, sealSecret, sealText } from '../../sealed-secrets.js';
 
 /**
  * The operator's Stripe account (PUT /v1/payment-settings/stripe). The API key is
  * write-only: never returned, never logged, and stored sealed with AES-256-GCM under a
  * key derived from the server's secret (TALLY_SECRET_KEY, api/server-secret.ts), which
  * never enters the database — a dump alone reveals no key. Every `serve` and `worker`
- * of one database must share that secret, as for stored idempotent answers.
+ * of one database must share that secret, as for stored idempotent answers. The webhook
+ * secrets are sealed the same way, each on its own (sealed-secrets.ts): a dump is not
+ * enough to sign an event either.
  */
 
 export interface PaymentSettings {
   livemode: boolean;
-  webhookSecrets: string[];
+  /** the Stripe account (acct_…) whose Connect events are accepted; null: every event naming an account is refused */
+  account: string | null;
+  /**
+   * As stored: each sealed, or clear when written before migration 0027 and not sealed
+   * yet (both verify). For counting; openWebhookSecrets gives the secrets themselves.
+   */
+  storedWebhookSecrets: string[];
   baseUrl: string | null;
   apiKeyLast4: string;
   updatedAt: Date;
@@ -35,46 +43,36 @@ export function isLiveKey(apiKey: string): boolean {
   return /^(sk|rk)_live_/.test(apiKey);
 }
 
-function sealingKey(serverSecret: Buffer): Buffer {
-  return createHmac('sha256', serverSecret).update('tally-payment-settings-v1').digest();
-}
-
+/** The API key's form predates the webhook secrets': base64 without a prefix, always sealed. */
 export function sealApiKey(apiKey: string, serverSecret: Buffer): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', sealingKey(serverSecret), iv);
-  const data = Buffer.concat([cipher.update(apiKey, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64');
+  return sealText(apiKey, 'stripe_api_key', serverSecret);
 }
 
 export function unsealApiKey(sealed: string, serverSecret: Buffer): string {
-  const packed = Buffer.from(sealed, 'base64');
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', sealingKey(serverSecret), packed.subarray(0, 12));
-    decipher.setAuthTag(packed.subarray(12, 28));
-    return Buffer.concat([decipher.update(packed.subarray(28)), decipher.final()]).toString('utf8');
-  } catch {
-    throw new SettingsUnsealable();
-  }
+  const apiKey = openText(sealed, 'stripe_api_key', serverSecret);
+  if (apiKey === null) throw new SettingsUnsealable();
+  return apiKey;
 }
 
 export async function savePaymentSettings(
   db: Queryable,
   serverSecret: Buffer,
-  settings: { apiKey: string; webhookSecrets: string[]; baseUrl: string | null },
+  settings: { apiKey: string; webhookSecrets: string[]; baseUrl: string | null; account: string | null },
 ): Promise<PaymentSettings> {
   const result = await db.query<SettingsRow>(
-    `insert into payment_settings (processor, api_key_sealed, api_key_last4, livemode, webhook_secrets, base_url, updated_at)
-     values ('stripe', $1, $2, $3, $4, $5, now())
+    `insert into payment_settings (processor, api_key_sealed, api_key_last4, livemode, webhook_secrets, base_url, account, updated_at)
+     values ('stripe', $1, $2, $3, $4, $5, $6, now())
      on conflict on constraint payment_settings_pkey do update
        set api_key_sealed = excluded.api_key_sealed, api_key_last4 = excluded.api_key_last4, livemode = excluded.livemode,
-           webhook_secrets = excluded.webhook_secrets, base_url = excluded.base_url, updated_at = now()
+           webhook_secrets = excluded.webhook_secrets, base_url = excluded.base_url, account = excluded.account, updated_at = now()
      returning *`,
     [
       sealApiKey(settings.apiKey, serverSecret),
       settings.apiKey.slice(-4),
       isLiveKey(settings.apiKey),
-      settings.webhookSecrets,
+      settings.webhookSecrets.map((secret) => sealSecret(secret, 'stripe_webhook_secret', serverSecret)),
       settings.baseUrl,
+      settings.account,
     ],
   );
   return settingsOf(result.rows[0]!);
@@ -84,6 +82,7 @@ interface SettingsRow {
   api_key_sealed: string;
   api_key_last4: string;
   livemode: boolean;
+  account: string | null;
   webhook_secrets: string[];
   base_url: string | null;
   updated_at: Date;
@@ -92,7 +91,8 @@ interface SettingsRow {
 function settingsOf(row: SettingsRow): PaymentSettings {
   return {
     livemode: row.livemode,
-    webhookSecrets: row.webhook_secrets,
+    account: row.account,
+    storedWebhookSecrets: row.webhook_secrets,
     baseUrl: row.base_url,
     apiKeyLast4: row.api_key_last4,
     updatedAt: row.updated_at,
@@ -117,4 +117,39 @@ export async function readStripeCredentials(db: Queryable, serverSecret: Buffer)
   });
   const row = result.rows[0];
   return row ? { ...settingsOf(row), apiKey: unsealApiKey(row.api_key_sealed, serverSecret) } : null;
+}
+
+/** The webhook secrets that verify Stripe's signatures, opened. Throws SecretUnsealable under another server secret. */
+export function openWebhookSecrets(settings: PaymentSettings, serverSecret: Buffer): string[] {
+  return openSecrets(settings.storedWebhookSecrets, 'stripe_webhook_secret', serverSecret, 'a Stripe webhook secret');
+}
+
+/**
+ * Whether this server secret opens what the settings hold sealed (true when Stripe is not
+ * configured): a process whose secret differs must not seal anything more (see
+ * sealClearWebhookSecrets).
+ */
+export async function opensPaymentSettings(db: Queryable, serverSecret: Buffer): Promise<boolean> {
+  const result = await db.query<SettingsRow>(`select * from payment_settings where processor = 'stripe'`);
+  const row = result.rows[0];
+  if (!row) return true;
+  return openText(row.api_key_sealed, 'stripe_api_key', serverSecret) !== null && opensAll(row.webhook_secrets, 'stripe_webhook_secret', serverSecret);
+}
+
+/**
+ * Seals the webhook secrets still stored in the clear (written before migration 0027,
+ * which could not seal them: the key is not in the database); returns how many. The
+ * write is conditional on the value read, so a PUT committed in between (which sealed its
+ * own) is never overwritten; run again at the next start if it lost that race.
+ */
+export async function sealClearWebhookSecrets(db: Queryable, serverSecret: Buffer): Promise<number> {
+  const result = await db.query<{ webhook_secrets: string[] }>(`select webhook_secrets from payment_settings where processor = 'stripe'`);
+  const stored = result.rows[0]?.webhook_secrets;
+  const clear = stored?.filter((value) => !isSealed(value)).length ?? 0;
+  if (!stored || clear === 0) return 0;
+  const sealed = await db.query(
+    `update payment_settings set webhook_secrets = $1 where processor = 'stripe' and webhook_secrets = $2::text[]`,
+    [sealClear(stored, 'stripe_webhook_secret', serverSecret), stored],
+  );
+  return sealed.rowCount === 1 ? clear : 0;
 }

@@ -18,16 +18,16 @@ export interface NewStripeEvent {
   /** Stripe's `created`, unix seconds */
   created: number;
   source: 'webhook' | 'sync';
-  /** stored as refused (livemode mismatch): never processed */
+  /** stored as refused, with this reason (event-refusal.ts): never processed */
   refused: string | null;
 }
 
-export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict' | 'refused';
+export type StoreOutcome = { kind: 'accepted' | 'duplicate' | 'conflict' } | { kind: 'refused'; reason: string };
 
 /**
  * Stores the event once (its id is the key). A repeat with the same bytes is a
  * duplicate; with other bytes a conflict (counted, never processed); a repeat of a
- * refused event is refused again.
+ * refused event is refused again, for the reason stored the first time.
  */
 export async function storeStripeEvent(db: Queryable, event: NewStripeEvent): Promise<StoreOutcome> {
   const inserted = await db.query({
@@ -47,9 +47,9 @@ export async function storeStripeEvent(db: Queryable, event: NewStripeEvent): Pr
       event.refused,
     ],
   });
-  if (inserted.rowCount === 1) return event.refused ? 'refused' : 'accepted';
-  const earlier = await db.query<{ payload_hash: Buffer; state: string; source: string }>(
-    'select payload_hash, state, source from stripe_events where id = $1',
+  if (inserted.rowCount === 1) return event.refused ? { kind: 'refused', reason: event.refused } : { kind: 'accepted' };
+  const earlier = await db.query<{ payload_hash: Buffer; state: string; source: string; reason: string | null }>(
+    'select payload_hash, state, source, reason from stripe_events where id = $1',
     [event.id],
   );
   const row = earlier.rows[0]!;
@@ -57,9 +57,9 @@ export async function storeStripeEvent(db: Queryable, event: NewStripeEvent): Pr
   // that arrives late is the same event in Stripe's bytes, a duplicate.
   if (!row.payload_hash.equals(event.payloadHash) && row.source !== 'sync' && event.source !== 'sync') {
     await db.query('update stripe_events set conflicts = conflicts + 1 where id = $1', [event.id]);
-    return 'conflict';
+    return { kind: 'conflict' };
   }
-  return row.state === 'refused' ? 'refused' : 'duplicate';
+  return row.state === 'refused' ? { kind: 'refused', reason: row.reason ?? 'refused' } : { kind: 'duplicate' };
 }
 
 /** The newest `created` of the events received, unix seconds (where `tally payments sync` starts). */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../db/pool.js';
+import { stripeEventRefusal } from './event-refusal.js';
 import type { PaymentSettings } from './settings.js';
 import type { Stripe } from './stripe-client.js';
 import { knownEventIds, newestReceived, storeStripeEvent } from './stripe-events.js';
@@ -9,7 +10,8 @@ import { knownEventIds, newestReceived, storeStripeEvent } from './stripe-events
  * event Tally never received is stored exactly as a delivery would store it (then settled
  * by the workers like any other). From the newest event received (`created` of that
  * second again, known ids skipped), or from `since`. An event fetched through the API
- * with the account's key needs no signature.
+ * with the account's key needs no signature; it is refused exactly as a delivery of it
+ * would be (event-refusal.ts: another Stripe account's, the other mode's).
  */
 export interface SyncReport {
   since: number | null;
@@ -52,10 +54,10 @@ export async function syncStripeEvents(
         payloadHash: createHash('sha256').update(payload).digest(),
         created: event.created,
         source: 'sync',
-        refused: event.livemode === settings.livemode ? null : 'livemode_mismatch',
+        refused: stripeEventRefusal(event, settings),
       });
-      if (outcome === 'accepted') report.received++;
-      else if (outcome === 'refused') report.refused++;
+      if (outcome.kind === 'accepted') report.received++;
+      else if (outcome.kind === 'refused') report.refused++;
       else report.already_received++;
     }
     page.length = 0;
