@@ -8291,6 +8291,8 @@ export interface operations {
                         /** @description how many webhook secrets verify (they are never returned) */
                         webhook_secrets: number;
                         base_url: string | null;
+                        /** @description the Stripe account whose Connect events are accepted (null: none) */
+                        account: string | null;
                         /** @description where Stripe sends its events: add this endpoint in the dashboard */
                         webhook_path: string;
                         updated_at: string;
@@ -8360,6 +8362,8 @@ export interface operations {
                     webhook_secrets: string[];
                     /** @description Stripe's API (the default) or a local Stripe for tests */
                     base_url?: string;
+                    /** @description an extension: the Stripe account (acct_…) whose Connect events are accepted; absent, every event naming an account is refused (400 connect_account_refused) */
+                    account?: string;
                 };
             };
         };
@@ -8379,6 +8383,8 @@ export interface operations {
                         /** @description how many webhook secrets verify (they are never returned) */
                         webhook_secrets: number;
                         base_url: string | null;
+                        /** @description the Stripe account whose Connect events are accepted (null: none) */
+                        account: string | null;
                         /** @description where Stripe sends its events: add this endpoint in the dashboard */
                         webhook_path: string;
                         updated_at: string;

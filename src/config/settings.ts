@@ -70,7 +70,7 @@ export const SETTINGS = {
   }),
   secretKey: text({
     env: 'TALLY_SECRET_KEY',
-    doc: 'seals stored idempotent answers (32 bytes, e.g. `openssl rand -hex 32`); every `serve` of one database must share it',
+    doc: 'seals stored idempotent answers, the Stripe API key and the webhook signing secrets (32 bytes, e.g. `openssl rand -hex 32`); every `serve` and `worker` of one database must share it',
     defaultText: 'unset: `$TALLY_DATA_DIR/secret-key`, created once',
     accepts: '32 random bytes as 64 hex characters or base64 (make one with `openssl rand -hex 32`)',
     pattern: /^\s*([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?)\s*$/,
