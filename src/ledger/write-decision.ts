@@ -1,7 +1,8 @@
 import type { Queryable } from '../db/pool.js';
-import { decide, yieldsToAwaitingEvents, type Decision, type JobState, type LifecycleEvent, type Outcome } from '../lifecycle/index.js';
+import { decide, yieldsToAwaitingEvents, type Alert, type Decision, type JobState, type LifecycleEvent, type Outcome } from '../lifecycle/index.js';
 import { jobsWithAwaitingEvents, markManySettled, markedUnder, type EventClaim } from '../queue/index.js';
 import { raiseEachAlert, type AlertClass, type RaisedAlert } from './alerts.js';
+import { decisionAlertDetail } from './alert-details.js';
 import { SettlementKeyTaken } from './errors.js';
 import { findHolds, resolveHolds } from './hold.js';
 import { writeJobs, type LockedJob } from './locked-job.js';
@@ -166,7 +167,7 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
   await enqueueMessages(tx, written.flatMap(settledMessages));
   await raiseEachAlert(
     tx,
-    written.flatMap((w) => w.decision.outcome.raises.map((a) => alertOf(w, { class: a }))),
+    written.flatMap((w) => w.decision.outcome.raises.map((a) => alertOf(w, { class: a, detail: decisionDetail(w, a) }))),
   );
 
   const byWallet = new Map<string, Transfer[]>();
@@ -226,6 +227,12 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
   await raiseEachAlert(tx, overdrafts);
   await enqueueMessages(tx, overdraftMessages);
   return results;
+}
+
+/** What the alert must say (alert-details.ts): the usage, its price and what was and was not billed. */
+function decisionDetail({ job, decision, request }: Written, alert: Alert): Record<string, unknown> {
+  const source = request.claim ? { provider: request.claim.provider, eventKey: request.claim.eventKey } : null;
+  return decisionAlertDetail(alert, { job, decision, event: request.event, source });
 }
 
 /** job.settled for each settlement the decision wrote now; hold.expired for an expiry's release. */

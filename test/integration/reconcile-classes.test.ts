@@ -3,6 +3,7 @@ import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import { settlementKey } from '../../src/lifecycle/index.js';
 import { importProviderUsage } from '../../src/reconcile/provider-usage.js';
+import { RAISED_BEFORE_DETAILS } from '../../src/reconcile/checks/alerts.js';
 import { reconcile, resolveException } from '../../src/reconcile/run.js';
 import { creditWallet, insertWallet, jobRow, walletRow } from '../support/fixtures.js';
 import { assertLedgerInvariants } from '../support/invariants.js';
@@ -47,6 +48,11 @@ async function capturedJob(usage: Record<string, number> = { input_tokens: 300, 
   expect(outcomes.map((o) => o.kind)).toEqual(['settled']);
   expect((await jobRow(db(), job.id)).state).toBe('captured');
   return { world, job };
+}
+
+/** What every alert of a provider's event says of where it came from. */
+function raisedBy(world: { provider: { name: string } }, eventKey: unknown, eventType: string) {
+  return { currency: 'USD', price_version: expect.any(Number), event_type: eventType, provider: world.provider.name, event_key: eventKey };
 }
 
 async function releasedJob() {
@@ -326,6 +332,16 @@ describe('late_success_after_release', () => {
 
     const [found] = await expectFoundTwice(db(), 'late_success_after_release');
     expect(found!.objects).toEqual({ job_id: job.id, tenant_id: world.tenantId, source: `${world.provider.name}/${late.id}` });
+    // what was reported, what it would have cost (300 × 2 + 200 × 6 micros, within the 0.008 hold), and that nothing was billed
+    expect(found!.detail).toEqual({
+      ...raisedBy(world, late.id, 'job.completed'),
+      usage: { input_tokens: 300, output_tokens: 200 },
+      price: '0.001800',
+      reserved: '0.008000',
+      would_have_billed: '0.001800',
+      billed: '0.000000',
+      raised_at: expect.any(String),
+    });
     await expectNoRepair(db(), [found!]);
     await expectResolvedMakesClean(db(), [found!], resolve);
   });
@@ -343,6 +359,23 @@ describe('late_usage_after_release', () => {
     expect(found.map((e) => e.objects).sort((a, b) => String(a.source).localeCompare(String(b.source)))).toEqual(
       [canceled.id, corrected.id].map((id) => ({ job_id: job.id, tenant_id: world.tenantId, source: `${world.provider.name}/${id}` })).sort((a, b) => a.source.localeCompare(b.source)),
     );
+    const detailOf = (id: string) => found.find((e) => e.objects.source === `${world.provider.name}/${id}`)!.detail;
+    const late = { reserved: '0.008000', billed: '0.000000', raised_at: expect.any(String) };
+    expect(detailOf(canceled.id)).toEqual({
+      ...raisedBy(world, canceled.id, 'job.canceled'),
+      ...late,
+      usage: { input_tokens: 10, output_tokens: 0 },
+      price: '0.000020',
+      would_have_billed: '0.000020',
+    });
+    expect(detailOf(corrected.id)).toEqual({
+      ...raisedBy(world, corrected.id, 'job.usage_corrected'),
+      ...late,
+      usage: { input_tokens: 20, output_tokens: 0 },
+      correction: 1,
+      price: '0.000040',
+      would_have_billed: '0.000040',
+    });
     await expectNoRepair(db(), found);
     await expectResolvedMakesClean(db(), found, resolve);
   });
@@ -355,8 +388,72 @@ describe('usage_exceeds_reservation', () => {
 
     const [found] = await expectFoundTwice(db(), 'usage_exceeds_reservation');
     expect(found!.objects).toEqual({ job_id: job.id, tenant_id: world.tenantId, source: settlementKey(world.tenantId, job.id, 'capture', 1) });
+    expect(found!.detail).toEqual({
+      ...raisedBy(world, expect.any(String), 'job.completed'),
+      settlement_key: settlementKey(world.tenantId, job.id, 'capture', 1),
+      charge_type: 'capture',
+      usage: { input_tokens: 5000, output_tokens: 1000 },
+      price: '0.016000',
+      reserved: '0.008000',
+      billed: '0.008000',
+      unbilled: '0.008000',
+      charged: '0.008000',
+      raised_at: expect.any(String),
+    });
     await expectNoRepair(db(), [found!]);
     await expectResolvedMakesClean(db(), [found!], resolve);
+  });
+
+  it('a correction priced above the reservation: the adjustment bills up to the hold, and says what it charged and what went unbilled', async () => {
+    const { world, job } = await capturedJob(); // 0.0018 captured
+    const corrected = await deliver(db(), world, event(world, job, 'job.usage_corrected', { correction: 1, usage: { input_tokens: 5000, output_tokens: 1000 } }));
+    await drain(db());
+    expect(await jobRow(db(), job.id)).toMatchObject({ captured: 1800n, adjusted: 6200n });
+
+    const [found] = await expectFoundTwice(db(), 'usage_exceeds_reservation');
+    const key = settlementKey(world.tenantId, job.id, 'adjustment', 1);
+    expect(found!.objects).toEqual({ job_id: job.id, tenant_id: world.tenantId, source: key });
+    expect(found!.detail).toEqual({
+      ...raisedBy(world, corrected.id, 'job.usage_corrected'),
+      settlement_key: key,
+      charge_type: 'adjustment',
+      usage: { input_tokens: 5000, output_tokens: 1000 },
+      price: '0.016000',
+      reserved: '0.008000',
+      billed: '0.008000',
+      unbilled: '0.008000',
+      charged: '0.006200',
+      raised_at: expect.any(String),
+    });
+  });
+});
+
+describe('alerts raised before they kept their amounts', () => {
+  it('are still exceptions, whose detail says so', async () => {
+    const { world, job } = await releasedJob();
+    // forged as the code before raised them: detail {} (or none)
+    const forged = [
+      ['late_success_after_release', '{}'],
+      ['late_usage_after_release', null],
+      ['usage_exceeds_reservation', '{}'],
+    ] as const;
+    for (const [cls, detail] of forged) {
+      await db().query(`insert into alerts (id, tenant_id, job_id, class, source, detail) values ($1, $2, $3, $4, $5, $6)`, [
+        newId(),
+        world.tenantId,
+        job.id,
+        cls,
+        `${world.provider.name}/old-${cls}`,
+        detail,
+      ]);
+    }
+    const run = await reconcile(db());
+    expect(run.exceptions.map((e) => e.class).sort()).toEqual(forged.map(([cls]) => cls).sort());
+    for (const found of run.exceptions) {
+      expect(found.objects).toEqual({ job_id: job.id, tenant_id: world.tenantId, source: `${world.provider.name}/old-${found.class}` });
+      expect(found.detail).toEqual({ note: RAISED_BEFORE_DETAILS, raised_at: expect.any(String) });
+    }
+    await expectResolvedMakesClean(db(), run.exceptions, resolve);
   });
 });
 
@@ -381,7 +478,13 @@ describe('wallet_overdrawn', () => {
 
     const [found] = await expectFoundTwice(db(), 'wallet_overdrawn');
     expect(found!.objects).toEqual({ wallet_id: world.wallet.id, tenant_id: world.tenantId });
-    expect(found!.detail).toEqual({ balance: '-0.006000', currency: 'USD' });
+    // the debt: A's correction, which no grant could fund; the alert of that settlement, which took the wallet below zero
+    expect(found!.detail).toEqual({
+      balance: '-0.006000',
+      debt: '0.006000',
+      currency: 'USD',
+      overdrawn_by: { source: settlementKey(world.tenantId, a.id, 'adjustment', 1), job_id: a.id, raised_at: expect.any(String) },
+    });
     await expectNoRepair(db(), [found!]);
     await expectResolvedMakesClean(db(), [found!], resolve);
 
