@@ -134,7 +134,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The wallet's ledger entries, newest first, each with the wallet's holdings after it (amount signed from the wallet's side) */
+        /** The wallet's ledger entries, newest first, each with the wallet's holdings after it and what it changed (amount signed from the wallet's side; balance_change and available_change are what add up) */
         get: operations["listWalletEntries"];
         put?: never;
         post?: never;
@@ -2214,6 +2214,21 @@ export interface operations {
                              * @example -0.000150
                              */
                             available_after: string;
+                            /**
+                             * @description a signed decimal string in major units
+                             * @example -0.000150
+                             */
+                            balance_change: string;
+                            /**
+                             * @description a signed decimal string in major units
+                             * @example -0.000150
+                             */
+                            reserved_change: string;
+                            /**
+                             * @description the change of balance − reserved (available_after): balance_change − reserved_change, a signed decimal string
+                             * @example -0.000150
+                             */
+                            available_change: string;
                         }[];
                         /** @description more objects follow in this direction */
                         has_more: boolean;
@@ -2315,7 +2330,7 @@ export interface operations {
                              */
                             available: string;
                         };
-                        /** @description every entry posted in [from, to), in the wallet's order, each with the holdings after it */
+                        /** @description every entry posted in [from, to), in the wallet's order, each with the holdings after it and what it changed */
                         lines: {
                             id: string;
                             entry_type: string;
@@ -2348,6 +2363,21 @@ export interface operations {
                              * @example -0.000150
                              */
                             available_after: string;
+                            /**
+                             * @description a signed decimal string in major units
+                             * @example -0.000150
+                             */
+                            balance_change: string;
+                            /**
+                             * @description a signed decimal string in major units
+                             * @example -0.000150
+                             */
+                            reserved_change: string;
+                            /**
+                             * @description the change of balance − reserved (available_after): balance_change − reserved_change, a signed decimal string
+                             * @example -0.000150
+                             */
+                            available_change: string;
                         }[];
                         closing: {
                             /**
@@ -2366,7 +2396,7 @@ export interface operations {
                              */
                             available: string;
                         };
-                        /** @description per entry type present: how many, their amounts, and what they did to the balance and the reserved amount */
+                        /** @description per entry type present: how many, their amounts, and what they did to the balance, the reserved amount and balance − reserved */
                         totals: {
                             entry_type: string;
                             count: number;
@@ -2385,8 +2415,13 @@ export interface operations {
                              * @example -0.000150
                              */
                             reserved_change: string;
+                            /**
+                             * @description the change of balance − reserved (available_after): balance_change − reserved_change, a signed decimal string
+                             * @example -0.000150
+                             */
+                            available_change: string;
                         }[];
-                        /** @description per category of the grant an entry names, always paid, promotional and unassigned (no grant: the wallet's debt, or an entry from before grants): how many entries, and what they did to the balance and the reserved amount. A debt repayment counts in its grant's category, moving it down and unassigned up; the categories add up to the same changes as the per-type totals */
+                        /** @description per category of the grant an entry names, always paid, promotional and unassigned (no grant: the wallet's debt, or an entry from before grants): how many entries, and what they did to the balance, the reserved amount and balance − reserved. A debt repayment counts in its grant's category, moving it down and unassigned up; the categories add up to the same changes as the per-type totals */
                         totals_by_category: {
                             category: "paid" | "promotional" | "unassigned";
                             count: number;
@@ -2400,6 +2435,11 @@ export interface operations {
                              * @example -0.000150
                              */
                             reserved_change: string;
+                            /**
+                             * @description the change of balance − reserved (available_after): balance_change − reserved_change, a signed decimal string
+                             * @example -0.000150
+                             */
+                            available_change: string;
                         }[];
                     };
                     "text/csv": string;

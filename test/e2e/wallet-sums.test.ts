@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/transaction.js';
 import { postRefundToPayer, reverseRefund } from '../../src/ledger/payment-writes.js';
 import { ENTRY_TYPES } from '../../src/ledger/transfers.js';
-import { Client, deliver, signDelivery } from '../support/client.js';
+import { Client, deliver, signDelivery, type Answer } from '../support/client.js';
 import { freshDatabase } from '../support/database.js';
 import { startServer, waitUntil } from '../support/server.js';
 import { completion, createWorld, submitJob, type World } from '../support/world.js';
@@ -85,7 +85,7 @@ async function allEntries(world: World, query = ''): Promise<Line[]> {
   const newestFirst: Line[] = [];
   let after: string | null = null;
   for (;;) {
-    const page = await world.tenant.get(`/v1/wallets/${world.walletId}/entries?limit=7${query}${after ? `&starting_after=${after}` : ''}`);
+    const page: Answer = await world.tenant.get(`/v1/wallets/${world.walletId}/entries?limit=7${query}${after ? `&starting_after=${after}` : ''}`);
     expect(page.status, JSON.stringify(page.body)).toBe(200);
     newestFirst.push(...page.body.data);
     if (!page.body.has_more) return newestFirst.reverse();
