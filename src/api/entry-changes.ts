@@ -1,19 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import type { WalletEntry } from '../ledger/entries.js';
-import { availableChange, entryChange, type Holdings } from '../ledger/statement.js';
+import { availableChange, type Holdings } from '../ledger/statement.js';
 import { formatAmount } from '../money/index.js';
-import { entryView } from './views.js';
-import { EntryView } from './routes/wallet-schemas.js';
 import { SignedAmountString } from './schemas.js';
 
 /**
- * What entries did to a wallet, as the entries list, a statement's lines and its totals
- * show it. An entry's `amount` alone adds up to nothing: a reservation moves what is
- * available and not the balance, a capture the balance and not what is available, a debt
- * repayment neither. These columns do add up: over any run of the wallet's order, Σ
- * balance_change is the change of the balance, Σ reserved_change of the reserved amount,
- * Σ available_change of balance − reserved. The arithmetic is the ledger's
- * (statement.ts entryChange, availableChange): this only writes it out.
+ * What entries did to a wallet, as an entry (the entries list, a statement's lines, a
+ * credit's answer) and a statement's totals show it. An entry's `amount` alone adds up to
+ * nothing: a reservation moves what is available and not the balance, a capture the
+ * balance and not what is available, a debt repayment neither. These columns do add up:
+ * over any run of the wallet's order, Σ balance_change is the change of the balance, Σ
+ * reserved_change of the reserved amount, Σ available_change of balance − reserved. The
+ * arithmetic is the ledger's (statement.ts entryChange, availableChange): this only
+ * writes it out.
  */
 
 export const changeFields = {
@@ -31,14 +29,4 @@ export function changeView(change: Holdings) {
     reserved_change: formatAmount(change.reserved),
     available_change: formatAmount(availableChange(change)),
   };
-}
-
-/** An entry of the list or a statement line: the entry and what it did to the wallet. */
-export const EntryLineView = Type.Object(
-  { ...EntryView.properties, ...changeFields },
-  { description: "an entry with what it did to the wallet; over any range, the changes add up to the difference of the holdings around it" },
-);
-
-export function entryLineView(entry: WalletEntry) {
-  return { ...entryView(entry), ...changeView(entryChange(entry.entryType, entry.amount)) };
 }

@@ -1,7 +1,9 @@
 import { formatAmount } from '../money/index.js';
 import type { AccountRow } from '../ledger/accounts.js';
 import { walletBalances } from '../ledger/accounts.js';
+import { changeView } from './entry-changes.js';
 import type { WalletEntry } from '../ledger/entries.js';
+import { entryChange } from '../ledger/statement.js';
 import type { SettlementRow } from '../ledger/settlements.js';
 import type { JobRow } from '../jobs/rows.js';
 import type { JobDetails } from '../jobs/view.js';
@@ -36,6 +38,7 @@ export function entryView(entry: WalletEntry) {
     balance_after: formatAmount(entry.balanceAfter),
     reserved_after: formatAmount(entry.reservedAfter),
     available_after: formatAmount(entry.balanceAfter - entry.reservedAfter),
+    ...changeView(entryChange(entry.entryType, entry.amount)),
   };
 }
 

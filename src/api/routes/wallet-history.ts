@@ -14,8 +14,9 @@ import { literals } from '../list-views.js';
 import { ListOf, ListQueryFields, pageOf, pageRequest } from '../pagination.js';
 import { STATEMENT_CSV_COLUMNS, statementCsv } from '../statement-csv.js';
 import { AmountString, IdParams, SignedAmountString, bearerAuth, errors } from '../schemas.js';
-import { EntryLineView, changeFields, changeView, entryLineView } from '../entry-changes.js';
-import { InstantText } from './wallet-schemas.js';
+import { changeFields, changeView } from '../entry-changes.js';
+import { entryView } from '../views.js';
+import { EntryView, InstantText } from './wallet-schemas.js';
 import { refuseFuture, visibleWallet } from './wallet-guards.js';
 
 /**
@@ -45,7 +46,7 @@ const StatementView = Type.Object(
     from: InstantText,
     to: InstantText,
     opening: Holdings,
-    lines: Type.Array(EntryLineView, {
+    lines: Type.Array(EntryView, {
       description: "every entry posted in [from, to), in the wallet's order, each with the holdings after it and what it changed",
     }),
     closing: Holdings,
@@ -81,7 +82,7 @@ function statementView(wallet: AccountRow, statement: Statement) {
     from: statement.from,
     to: statement.to,
     opening: holdings(statement.opening),
-    lines: statement.lines.map(entryLineView),
+    lines: statement.lines.map(entryView),
     closing: holdings(statement.closing),
     totals: statement.totals.map((t) => ({
       entry_type: t.entryType,
@@ -115,7 +116,7 @@ export function walletHistoryRoutes(app: ApiApp, { pool }: ApiContext): void {
         params: IdParams,
         querystring: EntriesQuery,
         response: {
-          200: ListOf(EntryLineView, {
+          200: ListOf(EntryView, {
             next_cursor: Type.Union([Type.String(), Type.Null()], {
               description: 'pass as cursor (or starting_after) for the next, older page; null when none is older',
             }),
@@ -152,7 +153,7 @@ export function walletHistoryRoutes(app: ApiApp, { pool }: ApiContext): void {
       // Older entries follow the page when more were found going back, or when it was
       // reached going forward from an entry (which is older than all of it).
       const olderFollow = page.cursor?.direction === 'before' ? data.length > 0 : has_more;
-      return { data: data.map(entryLineView), has_more, next_cursor: olderFollow ? data.at(-1)!.id : null };
+      return { data: data.map(entryView), has_more, next_cursor: olderFollow ? data.at(-1)!.id : null };
     },
   );
 

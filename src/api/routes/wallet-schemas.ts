@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { changeFields } from '../entry-changes.js';
 import { AmountString, Metadata, SignedAmountString } from '../schemas.js';
 import { walletFundsFields } from '../wallet-funds-view.js';
 
@@ -38,4 +39,6 @@ export const EntryView = Type.Object({
   balance_after: SignedAmountString,
   reserved_after: AmountString,
   available_after: SignedAmountString,
+  // what the entry did to the wallet: these add up, its amount does not (entry-changes.ts)
+  ...changeFields,
 });
