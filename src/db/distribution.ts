@@ -3,11 +3,13 @@
  * is either distributed by `tenant_id`, all of them co-located (a tenant's rows of every
  * table on one node, so a settlement — one tenant's job, wallet, grants, entries — is a
  * single-shard transaction where FOR UPDATE and foreign keys work as on one server), or a
- * reference table (small or global, copied to every node, joinable from any shard).
+ * reference table (small or global, copied to every node, joinable from any shard), or —
+ * for a key that must be unique across tenants — distributed by that key, apart.
  *
  * test/integration/citus-schema.test.ts reads the migrated catalog against this file: a
- * table in neither list, a unique key or a foreign key of a distributed table without
- * `tenant_id`, or a foreign key from a reference table to a distributed one fails it. The
+ * table in no list, a unique key or a foreign key of a distributed table without its
+ * distribution column, a foreign key between tables that are not co-located, or one from a
+ * reference table to a distributed one fails it. The
  * calls scaling.md shows are generated from these lists (citusDistributionSql), so the
  * two cannot drift apart. Nothing here runs on the single-node default.
  */
@@ -78,6 +80,26 @@ export const REFERENCE_TABLES = {
   reconciliation_exceptions: 'found by cross-tenant checks, some about no one tenant (a currency that does not sum to zero); few rows',
 } as const;
 
+/**
+ * Distributed by a column of their own, each in a co-location group of its own: a key that
+ * must stay unique across tenants, which Citus enforces only inside the shard that holds
+ * it — so the shard is chosen by the key. A row is written in the transaction of the
+ * tenant's rows it stands for, which then commits on two shards (in two phases when they
+ * are on two nodes). No foreign key joins such a table to another distributed table,
+ * either way: Citus keeps none between tables that are not co-located.
+ *
+ * Not a reference table: a claim is written for every accepted event, and a reference
+ * table's write goes to every node, so intake's busiest write would stop scaling with the
+ * nodes (and every node would store every key). Not co-located by tenant: the key would
+ * then be unique within a tenant's shard only, which is what it must not be.
+ */
+export const KEY_DISTRIBUTED_TABLES = {
+  webhook_event_keys: {
+    column: 'event_key',
+    why: "a provider's event key names one event across tenants (CONTRACT.md, Webhooks): claimed in the statement that writes the event, on the key's shard, so the loser of a race between two tenants' deliveries waits there and is refused",
+  },
+} as const satisfies Record<string, { column: string; why: string }>;
+
 export type DistributedTable = keyof typeof DISTRIBUTED_TABLES;
 export type ReferenceTable = keyof typeof REFERENCE_TABLES;
 
@@ -90,6 +112,9 @@ export function citusDistributionSql(): string {
       table === anchor
         ? `select create_distributed_table('${table}', '${TENANT_COLUMN}');`
         : `select create_distributed_table('${table}', '${TENANT_COLUMN}', colocate_with => '${anchor}');`,
+    ),
+    ...Object.entries(KEY_DISTRIBUTED_TABLES).map(
+      ([table, { column }]) => `select create_distributed_table('${table}', '${column}', colocate_with => 'none');`,
     ),
   ].join('\n');
 }

@@ -103,6 +103,10 @@ export const TABLE_OWNERS = {
   stripe_payments: { owner: 'src/funds/payments/', why: 'one row per payment intent that succeeded: the key of one payment, one grant' },
   stripe_refunds: { owner: 'src/funds/payments/', why: 'refunds by id: posted once, credited back once' },
   webhook_endpoints: { owner: 'src/outbound/', why: "tenants' endpoints: registered, rotated, disabled after failures, enabled" },
+  webhook_event_keys: {
+    owner: 'src/queue/enqueue.ts',
+    why: "a provider's event key claimed across tenants, in the statement that enqueues its event and never after",
+  },
   webhook_events: { owner: 'src/queue/', why: 'the event outbox: enqueued, claimed and marked under fencing tokens' },
 } as const satisfies Record<string, TableOwner>;
 

@@ -108,8 +108,13 @@ async function receiveFor(
     },
   });
   if (!inserted) {
-    // A concurrent delivery of the same key committed first.
-    const first = (await findEvent(pool, provider.name, event.eventKey))!;
+    // A concurrent delivery of the same key committed first — for this job or for another
+    // tenant's (the key's claim decides, src/queue/enqueue.ts): its event is the answer.
+    const first = await findEvent(pool, provider.name, event.eventKey);
+    if (!first) {
+      // A claim is only ever written with its event; one without is damage, not a repeat.
+      throw new Error(`event key ${event.eventKey} of provider ${provider.name} is claimed (webhook_event_keys) but no event holds it`);
+    }
     return answerRepeat(pool, provider, event, first, payloadHash);
   }
   failpoint('intake.after_commit');

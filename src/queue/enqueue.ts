@@ -40,15 +40,24 @@ export interface AttemptRecord {
  * order. An accepted event's row is also the record of its delivery (the job view reads
  * accepted deliveries from webhook_events, src/jobs/view.ts), so it gets no attempt row:
  * only the attempts given — repeats, conflicts, mismatches — go to delivery_attempts
- * (migration 0026). An event whose key a concurrent delivery committed first is skipped
- * (the intended primary key; any other constraint is an error, and fails the group).
- * Events are keyed by their key and attempts by their own id, so writing a group again
- * after a commit whose answer was lost writes nothing twice. Returns the keys of the
- * events inserted; the caller wakes the workers after the commit. Events must have
- * distinct keys.
+ * (migration 0026).
+ *
+ * An event is written only with the claim of its key (webhook_event_keys, migration 0029),
+ * inserted by the same statement: keys are unique per provider across tenants, which
+ * webhook_events_pkey — (provider, event_key, tenant_id), for Citus — cannot say. A key a
+ * concurrent delivery claimed waits for that delivery's commit on the claim's primary key,
+ * then is skipped, and its event with it, whether the two name one tenant's jobs or two
+ * tenants' (that primary key and no other: any other constraint is an error, and fails the
+ * group). The claims are taken in key order, and after every job lock of the statement (the
+ * ORDER BY reads every numbered row first), so two groups never wait for each other's
+ * claims in a cycle. Events are keyed by their key and attempts by their own id, so
+ * writing a group again after a commit whose answer was lost writes nothing twice. Returns
+ * the keys of the events inserted; the caller wakes the workers after the commit. Events
+ * must have distinct keys.
  *
  * A group of one tenant's deliveries (every attempt naming its tenant) names that tenant,
- * so on Citus it routes to one shard; a group of several tenants spans their shards
+ * so on Citus its tenant's rows route to one shard (its claims go to their keys' shards:
+ * docs/operations/scaling.md); a group of several tenants spans their shards
  * (docs/operations/scaling.md: intake groups per tenant there), and names each job's
  * tenant beside its id. That also lets PostgreSQL keep one plan of the statement: with
  * jobs found by id alone it planned the statement again at every call, which cost as much
@@ -74,10 +83,16 @@ export async function persistDeliveries(db: Queryable, events: readonly NewEvent
            ), numbered as (
              select i.*, b.event_seq - b.n + row_number() over (partition by i.job_id order by i.ord) as seq
              from input i join bumped b on b.id = i.job_id
+           ), claimed as (
+             insert into webhook_event_keys (provider, event_key, tenant_id)
+             select provider, event_key, tenant_id from numbered
+             order by provider, event_key
+             on conflict on constraint webhook_event_keys_pkey do nothing
+             returning provider, event_key
            ), inserted as (
              insert into webhook_events (provider, event_key, tenant_id, job_id, seq, type, payload_hash, payload, event)
-             select provider, event_key, tenant_id, job_id, seq, type, payload_hash, payload, event from numbered
-             on conflict on constraint webhook_events_pkey do nothing
+             select n.provider, n.event_key, n.tenant_id, n.job_id, n.seq, n.type, n.payload_hash, n.payload, n.event
+             from numbered n join claimed c on c.provider = n.provider and c.event_key = n.event_key
              returning provider, event_key
            ), attempts as (
              insert into delivery_attempts (id, provider, event_key, job_id, outcome, payload_hash, detail, tenant_id)

@@ -8,7 +8,7 @@ import { newId } from '../../src/ids.js';
 import { persistDeliveries } from '../../src/queue/index.js';
 import { createWorld, submitWorldJob } from '../support/fixtures.js';
 import { jobDeliveries } from '../support/jobs.js';
-import { fileDatabase, migrateBefore } from '../support/older-schema.js';
+import { fileDatabase, migrateBefore, migrationsThrough } from '../support/older-schema.js';
 
 /**
  * Migration 0026 (an accepted delivery is its event row, no attempt of its own) on rows
@@ -129,7 +129,10 @@ describe('migration 0026 on deliveries written before it', () => {
     expect(kept.rows[0]!.n).toBe(4 + orphans.length);
     await pool.query('delete from delivery_attempts where id = any($1::uuid[])', [orphans]);
 
-    expect(await migrate(pool)).toEqual([expect.stringMatching(/^0026_/)]);
+    // Up to 0026 only, so that what it did is seen before later migrations act.
+    expect(await migrate(pool, undefined, { dir: await migrationsThrough(ACCEPTED_FROM_EVENTS) })).toEqual([
+      expect.stringMatching(/^0026_/),
+    ]);
 
     // The job view answers as before: the same deliveries, the same instants, the same order.
     for (const [i, job] of jobs.entries()) expect(await jobDeliveries(pool, job.id)).toEqual(before[i]);
@@ -151,7 +154,9 @@ describe('migration 0026 on deliveries written before it', () => {
     expect(refused).toBeInstanceOf(CheckViolation);
     expect((refused as CheckViolation).constraint).toBe('delivery_attempts_outcome_known');
 
-    // … and intake's statement writes only the event, which the view lists after the rest.
+    // … and intake's statement writes only the event, which the view lists after the rest
+    // (today's statement, on the schema of every migration).
+    await migrate(pool);
     const e = delivery();
     await persistDeliveries(
       pool,
