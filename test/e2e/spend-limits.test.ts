@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Client, deliver, signDelivery } from '../support/client.js';
+import { backdateOpenHolds } from '../support/backdate-holds.js';
 import { freshDatabase } from '../support/database.js';
 import { runTally, startServer, waitUntil } from '../support/server.js';
 import { completion, createWorld, submitJob, type World } from '../support/world.js';
@@ -78,21 +79,14 @@ async function periods(interval: string) {
 
 /**
  * Moves the tenant's open holds, and the spend counted for them, `interval` into the
- * past — as if they had been reserved then. Only holds and counters of this test's
- * tenant, all made within this test, so all in the current day and month.
+ * past — as if they had been reserved then. The tests that call it have only open holds.
  */
 async function backdate(world: World, interval: string): Promise<void> {
   const open = await db.pool.query('select count(*)::int as n from holds where tenant_id = $1 and resolved_by is not null', [
     world.tenantId,
   ]);
   expect(open.rows[0].n, 'only open holds are moved').toBe(0);
-  await db.pool.query(`update holds set created_at = created_at - $2::interval where tenant_id = $1`, [world.tenantId, interval]);
-  await db.pool.query(
-    `update spend_periods set starts_on = case period when 'day' then ((now() - $2::interval) at time zone 'UTC')::date
-                                                      else date_trunc('month', (now() - $2::interval) at time zone 'UTC')::date end
-     where tenant_id = $1`,
-    [world.tenantId, interval],
-  );
+  await backdateOpenHolds(db.pool, world.tenantId, interval);
 }
 
 async function reconcileClean(): Promise<void> {

@@ -3,6 +3,7 @@ import { reconcile } from '../../src/reconcile/run.js';
 import { discardDeadEvent, type DiscardedEvent } from '../../src/queue/index.js';
 import { claimEvents, deadLetter, requeueDeadEvent } from '../../src/queue/index.js';
 import { assertLedgerInvariants } from '../support/invariants.js';
+import { backdateOpenHolds } from '../support/backdate-holds.js';
 import { createWorld, databasePerTest, deliver, drain, event, expectClean, expectOnly, submitJob, type World } from '../support/reconcile-world.js';
 
 /**
@@ -39,8 +40,9 @@ describe('event_dead reports the funds held behind the dead event', () => {
     const eventKey = await deadCompletion(world, job);
     expect((await deadEventRow(world.provider.name, eventKey)).dead_lettered_at).toBeInstanceOf(Date);
 
-    // Known ages: the hold opened an hour ago, the event died ten minutes ago.
-    await db().query(`update holds set created_at = now() - interval '3600 seconds' where job_id = $1`, [job.id]);
+    // Known ages: the hold opened an hour ago (its spend counted then too: in the first
+    // hour of a UTC day that is yesterday), the event died ten minutes ago.
+    await backdateOpenHolds(db(), world.tenantId, '3600 seconds');
     await db().query(`update webhook_events set dead_lettered_at = now() - interval '600 seconds' where event_key = $1`, [eventKey]);
 
     const [found] = expectOnly(await reconcile(db()), 'event_dead');
