@@ -63,7 +63,13 @@ export function apiUrl(options: ApiOptions, config: Pick<Config, 'url' | 'port'>
   return url.replace(/\/+$/, '');
 }
 
-/** --token, else TALLY_API_KEY for tenant calls, else TALLY_ADMIN_TOKEN or the token `serve` keeps in the data folder. */
+/**
+ * The credential of a call. One given on purpose — --token, else the environment
+ * (TALLY_API_KEY for a tenant's call; TALLY_ADMIN_TOKEN, and for a call either may make
+ * TALLY_API_KEY) — always wins over the token `serve` keeps in the data folder: that file
+ * belongs to whichever embedded setup last ran from this folder (the quickstart's, say),
+ * and a script or test that names its credential must not be sent as someone else.
+ */
 export async function bearerToken(
   caller: Caller,
   options: ApiOptions,
@@ -74,9 +80,10 @@ export async function bearerToken(
     if (config.apiKey) return config.apiKey;
     throw new NoAnswer("this is a tenant's call: give the tenant's api_key (from `tally tenants create`) with --token or TALLY_API_KEY");
   }
-  const admin = config.adminToken || (await readKeptAdminToken(resolve(config.dataDir)));
-  if (admin) return admin;
+  if (config.adminToken) return config.adminToken;
   if (caller === 'either' && config.apiKey) return config.apiKey;
+  const kept = await readKeptAdminToken(resolve(config.dataDir));
+  if (kept) return kept;
   throw new NoAnswer(
     'no admin token: give --token or TALLY_ADMIN_TOKEN (on the embedded database, `tally serve` keeps one in $TALLY_DATA_DIR/admin-token, which is read when TALLY_DATA_DIR is the same)',
   );
@@ -172,7 +179,7 @@ export function withApiOptions(command: Command, caller: Caller): Command {
   const who =
     caller === 'tenant'
       ? "the tenant's api_key (default $TALLY_API_KEY)"
-      : `the admin token (default $TALLY_ADMIN_TOKEN, else $TALLY_DATA_DIR/admin-token${caller === 'either' ? ', else $TALLY_API_KEY' : ''})`;
+      : `the admin token (default $TALLY_ADMIN_TOKEN${caller === 'either' ? ', else $TALLY_API_KEY' : ''}, else $TALLY_DATA_DIR/admin-token)`;
   return command
     .option('--url <url>', `the API (default $TALLY_URL, else http://127.0.0.1:$PORT, PORT default 8080)`)
     .option('--token <token>', `bearer credential: ${who}`)
