@@ -2565,6 +2565,21 @@ export interface operations {
                          * @example -0.000150
                          */
                         available_after: string;
+                        /**
+                         * @description a signed decimal string in major units
+                         * @example -0.000150
+                         */
+                        balance_change: string;
+                        /**
+                         * @description a signed decimal string in major units
+                         * @example -0.000150
+                         */
+                        reserved_change: string;
+                        /**
+                         * @description the change of balance − reserved (available_after): balance_change − reserved_change, a signed decimal string
+                         * @example -0.000150
+                         */
+                        available_change: string;
                     };
                 };
             };
