@@ -1,6 +1,8 @@
 import type { FastifySchemaValidationError } from 'fastify';
 import { describeFault, paramOf, paramOfPointer, type FaultKind, type SchemaFault, type SchemaNode } from '../schema-messages.js';
+import { amountFault, quoteAmount } from '../money/index.js';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from './limits.js';
+import { AmountString } from './schemas.js';
 
 /** ajv's error object with `verbose: true` (app.ts): the failing schema and value ride along. */
 interface AjvError extends FastifySchemaValidationError {
@@ -96,6 +98,18 @@ function faultOf(error: AjvError): SchemaFault {
   return { kind, param: base, schema: error.parentSchema, value: error.data, fallback: error.message };
 }
 
+/**
+ * An amount the schema's pattern refused, in money's own words: the pattern cannot say
+ * whether "99999999999999999999" has too many digits or too many decimals, and its
+ * description ("at most 6 decimals") would name the wrong fault. Null for anything else.
+ */
+function amountMessage(fault: SchemaFault, field: string): string | null {
+  if (fault.kind !== 'pattern' || fault.schema?.pattern !== AmountString.pattern || typeof fault.value !== 'string') return null;
+  // The pattern takes zero and no sign: what it refused is judged by the same rules.
+  const why = amountFault(fault.value, { allowZero: true });
+  return why === null ? null : `${field} ${quoteAmount(fault.value)} ${why}`;
+}
+
 /** A request refused by its route's schema, as {code, message, param}. */
 export function validationFailure(errors: FastifySchemaValidationError[], context: string): ValidationFailure {
   const fault = faultOf(chooseError(errors as AjvError[]));
@@ -104,5 +118,5 @@ export function validationFailure(errors: FastifySchemaValidationError[], contex
     return { code, param: 'Idempotency-Key', message: `this call requires an Idempotency-Key header (any unique string up to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters)` };
   }
   const subject = (<Record<string, string>>{ headers: `the ${fault.param} header`, querystring: `the query parameter ${fault.param}`, params: `the path parameter ${fault.param}` })[context];
-  return { code, param: fault.param, message: describeFault(fault, subject) };
+  return { code, param: fault.param, message: amountMessage(fault, subject ?? fault.param) ?? describeFault(fault, subject) };
 }

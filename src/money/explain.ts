@@ -7,7 +7,8 @@ const FAULTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^$/, 'is empty'],
   [/\s/, 'must not contain spaces'],
   [/^-?0[xXbBoO]/, 'must be written in decimal, not hex, binary or octal'],
-  [/[eE]/, 'must not use exponent notation'],
+  // A number in exponent form, not any string with an "e" in it ("twelve" is no exponent).
+  [/^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$/, 'must not use exponent notation'],
   [/\+/, 'must not carry a "+" sign'],
   [/[,_']/, 'must not contain digit separators such as "," or "_"'],
   [/^-?\./, 'needs a digit before the decimal point ("0.5", not ".5")'],
@@ -16,9 +17,9 @@ const FAULTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/^-?0[0-9]/, 'must not have leading zeros'],
 ];
 
+/** What is wrong with a string that is not an amount, as the end of a sentence about it. */
 export function explainMalformed(input: string): string {
-  const fault = FAULTS.find(([pattern]) => pattern.test(input))?.[1];
-  return `amount ${quote(input)} ${fault ?? 'is not a decimal string like "12.50"'}`;
+  return FAULTS.find(([pattern]) => pattern.test(input))?.[1] ?? 'is not a decimal string like "12.50"';
 }
 
 /** Echo at most a short prefix: messages end up in logs and error bodies. */

@@ -25,25 +25,37 @@ export function parseAmount(input: unknown, opts: ParseAmountOptions = {}): Micr
       `amount must be a decimal string such as "12.50", not ${describeType(input)}`,
     );
   }
-  if (input.length > MAX_INPUT_LENGTH) {
-    throw new InvalidAmountError(`amount ${quote(input)} is too long to be an amount`);
-  }
+  const read = readAmount(input, opts);
+  if (typeof read === 'string') throw new InvalidAmountError(`amount ${quote(input)} ${read}`);
+  return read;
+}
+
+/**
+ * What is wrong with a string as an amount, as the end of a sentence about it ("is too
+ * large: …", "has more than 6 decimals"), or null when it is one. The API asks it too
+ * when its schema's pattern refused an amount before any route ran (api/validation-errors.ts),
+ * so both doors name the same fault: a value too large is never called "too many decimals".
+ */
+export function amountFault(input: string, opts: ParseAmountOptions = {}): string | null {
+  const read = readAmount(input, opts);
+  return typeof read === 'string' ? read : null;
+}
+
+/** The amount, or what is wrong with it. */
+function readAmount(input: string, opts: ParseAmountOptions): Micros | string {
+  if (input.length > MAX_INPUT_LENGTH) return 'is too long to be an amount';
   const negative = input.startsWith('-');
-  if (negative && opts.allowNegative !== true) {
-    throw new InvalidAmountError(`amount ${quote(input)} must not be negative`);
-  }
+  if (negative && opts.allowNegative !== true) return 'must not be negative';
   const match = DECIMAL.exec(negative ? input.slice(1) : input);
-  if (match === null) throw new InvalidAmountError(explainMalformed(input));
+  if (match === null) return explainMalformed(input);
 
   const [, whole = '', fraction = ''] = match;
   const micros = BigInt(whole) * MICROS_PER_UNIT + BigInt(fraction.padEnd(SCALE, '0'));
-  if (micros > MAX_AMOUNT_MICROS) {
-    throw new InvalidAmountError(`amount ${quote(input)} exceeds the maximum of 10^12 units`);
-  }
+  if (micros > MAX_AMOUNT_MICROS) return `is too large: at most 10^12 major units (${MAX_AMOUNT_MICROS / MICROS_PER_UNIT})`;
   if (micros === 0n) {
     // "-0" has a canonical spelling, "0"; refusing it keeps one spelling per number.
-    if (negative) throw new InvalidAmountError(`amount ${quote(input)} is a negative zero; write "0"`);
-    if (opts.allowZero !== true) throw new InvalidAmountError(`amount ${quote(input)} must be positive`);
+    if (negative) return 'is a negative zero; write "0"';
+    if (opts.allowZero !== true) return 'must be positive';
   }
   return negative ? -micros : micros;
 }

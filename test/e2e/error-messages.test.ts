@@ -29,6 +29,27 @@ describe('validation messages', () => {
     expectError(answer, 400, 'invalid_amount', 'amount', /^amount must be a decimal string .*"12\.50".*not a number: send it quoted, "12\.5"$/);
   });
 
+  it("an amount refused names its fault, whether the schema's pattern or the money parser refused it", async () => {
+    const world = await createWorld(admin, { credit: '0' });
+    const credit = (amount: string) => admin.post(`/v1/wallets/${world.walletId}/credits`, { amount }, { 'idempotency-key': randomUUID() });
+    const tooLarge = /is too large: at most 10\^12 major units \(1000000000000\)$/;
+    // 20 digits: refused by the pattern (at most 13), which used to say "at most 6 decimals".
+    expectError(await credit('99999999999999999999'), 400, 'invalid_amount', 'amount', tooLarge);
+    // 13 digits pass the pattern; the parser refuses them, in the same words.
+    const parsed = await credit('9999999999999');
+    expect(parsed.status).toBe(400);
+    expect(parsed.body.error).toMatchObject({ code: 'invalid_amount', message: expect.stringMatching(tooLarge) });
+    expectError(await credit('1.1234567'), 400, 'invalid_amount', 'amount', /^amount "1\.1234567" has more than 6 decimals$/);
+    expectError(await credit('twelve'), 400, 'invalid_amount', 'amount', /^amount "twelve" is not a decimal string like "12\.50"$/);
+    expectError(await credit('1e3'), 400, 'invalid_amount', 'amount', /^amount "1e3" must not use exponent notation$/);
+    expectError(await credit('-5'), 400, 'invalid_amount', 'amount', /^amount "-5" must not be negative$/);
+    // A unit price is named by its dimension; a grant's amount the same way as a credit's.
+    const price = await admin.request('PUT', '/v1/prices/m-too-large', { currency: 'USD', unit_prices: { input_tokens: '99999999999999999999' } });
+    expectError(price, 400, 'invalid_amount', 'unit_prices.input_tokens', /^unit_prices\.input_tokens "99999999999999999999" is too large/);
+    const grant = await admin.post(`/v1/wallets/${world.walletId}/grants`, { amount: '99999999999999999999', category: 'paid' }, { 'idempotency-key': randomUUID() });
+    expectError(grant, 400, 'invalid_amount', 'amount', tooLarge);
+  });
+
   it('a missing field is named by itself, with its form', async () => {
     expectError(await admin.post('/v1/tenants', {}), 400, 'invalid_request', 'name', /^name is required: a string of 1 to 200 characters$/);
   });
