@@ -5,6 +5,7 @@ import { isUuid, newId } from '../../ids.js';
 import { hashApiKey, newApiKey, requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
+import { optionalBody } from '../optional-body.js';
 import { runIdempotent } from '../idempotency.js';
 import { TenantIdFilter, listTenantOf } from '../list-filters.js';
 import { ListOf, ListQueryFields, pageOf, pageRequest } from '../pagination.js';
@@ -121,6 +122,7 @@ export function apiKeyRoutes(app: ApiApp, { pool }: ApiContext): void {
     '/v1/api-keys/:id',
     {
       onRequest: requireAccess('tenant_or_admin', pool),
+      ...optionalBody,
       schema: {
         summary: 'Revoke an API key: refused (401) from the next request on; revoking again answers the same',
         tags: ['api keys'],

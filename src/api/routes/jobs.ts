@@ -15,6 +15,7 @@ import { settle } from '../../ledger/settle.js';
 import { requireAccess, requireTenant, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
+import { optionalBody } from '../optional-body.js';
 import { runIdempotent } from '../idempotency.js';
 import { IdParams, Metadata, RequiredIdempotencyHeader, Usage, bearerAuth, errors } from '../schemas.js';
 import { jobSummaryView, jobView } from '../views.js';
@@ -139,6 +140,7 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
     '/v1/jobs/:id/cancel',
     {
       onRequest: tenant,
+      ...optionalBody,
       schema: {
         summary: "Ask to cancel: the hold stays until the provider's terminal event or the cancel grace passes",
         tags: ['jobs'],

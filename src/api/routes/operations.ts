@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { principalKey, requireAccess } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
+import { optionalBody } from '../optional-body.js';
 import { bearerAuth, errors } from '../schemas.js';
 import { DISCARD_NOTE_MAX_LENGTH, discardDeadEvent, requeueDeadEvent, type DiscardedEvent } from '../../queue/index.js';
 
@@ -36,6 +37,7 @@ export function operationRoutes(app: ApiApp, { pool, metrics }: ApiContext): voi
     '/v1/events/:provider/:event_key/retry',
     {
       onRequest: requireAccess('admin', pool),
+      ...optionalBody,
       schema: {
         summary: 'Queue a dead-lettered event again',
         tags: ['admin'],

@@ -5,6 +5,7 @@ import { ImportIdReused, InvalidUsageFile, importProviderUsage, validateRecord, 
 import { requireAccess } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
+import { optionalBody } from '../optional-body.js';
 import { idempotencyKeyOf, runIdempotent } from '../idempotency.js';
 import { IdParams, IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
 import { ReconciliationExceptionView, ReconciliationRunView } from '../view-schemas.js';
@@ -18,6 +19,7 @@ export function reconciliationRoutes(app: ApiApp, { pool }: ApiContext): void {
     '/v1/reconciliation/runs',
     {
       onRequest: admin,
+      ...optionalBody,
       schema: {
         summary: 'Run reconciliation now (optionally repairing through the normal keyed paths)',
         tags: ['admin'],

@@ -6,6 +6,7 @@ import { formatAmount, parseAmount } from '../../money/index.js';
 import { requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { notFound } from '../errors.js';
+import { optionalBody } from '../optional-body.js';
 import { runIdempotent } from '../idempotency.js';
 import { literals } from '../list-views.js';
 import { ListOf, ListQueryFields, pageOf, pageRequest } from '../pagination.js';
@@ -120,6 +121,7 @@ export function spendLimitRoutes(app: ApiApp, { pool }: ApiContext): void {
     '/v1/tenants/:id/spend-limits/:limit_id',
     {
       onRequest: requireAccess('admin', pool),
+      ...optionalBody,
       schema: {
         summary: "Remove one of the tenant's spend limits (its spend goes on being counted)",
         tags: ['admin'],

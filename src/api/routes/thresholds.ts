@@ -6,6 +6,7 @@ import { formatAmount, parseAmount } from '../../money/index.js';
 import { requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
+import { optionalBody } from '../optional-body.js';
 import { runIdempotent } from '../idempotency.js';
 import { ListOf, ListQueryFields, pageOf, pageRequest } from '../pagination.js';
 import { AmountString, IdParams, IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
@@ -108,6 +109,7 @@ export function thresholdRoutes(app: ApiApp, { pool }: ApiContext): void {
     '/v1/wallets/:id/thresholds/:threshold_id',
     {
       onRequest: access,
+      ...optionalBody,
       schema: {
         summary: 'Delete a threshold of the wallet',
         tags: ['wallets'],

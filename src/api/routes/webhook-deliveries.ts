@@ -8,6 +8,7 @@ import { replayMessage, replayRange } from '../../outbound/replay.js';
 import { requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
+import { optionalBody } from '../optional-body.js';
 import { runIdempotent } from '../idempotency.js';
 import { ListOf, ListQueryFields, pageOf, pageRequest } from '../pagination.js';
 import { IdParams, IdempotencyHeader, bearerAuth, errors } from '../schemas.js';
@@ -36,6 +37,7 @@ export function webhookDeliveryRoutes(app: ApiApp, { pool }: ApiContext): void {
     '/v1/webhook-endpoints/:id/ping',
     {
       onRequest: access,
+      ...optionalBody,
       schema: {
         summary: `Queue a ${PING_EVENT_TYPE} message to this endpoint only`,
         tags,
@@ -115,6 +117,7 @@ export function webhookDeliveryRoutes(app: ApiApp, { pool }: ApiContext): void {
     '/v1/webhook-messages/:id/replay',
     {
       onRequest: access,
+      ...optionalBody,
       schema: {
         summary: 'Send a message again (same webhook-id) to the endpoints it was sent to, or to endpoint_id',
         tags,

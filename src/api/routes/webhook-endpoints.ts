@@ -8,6 +8,7 @@ import { newEndpointSecret } from '../../outbound/signing.js';
 import { principalKey, requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
+import { optionalBody } from '../optional-body.js';
 import { runIdempotent } from '../idempotency.js';
 import { TenantIdFilter, listTenantOf } from '../list-filters.js';
 import { ListOf, ListQueryFields, pageOf, pageRequest } from '../pagination.js';
@@ -190,6 +191,7 @@ export function webhookEndpointRoutes(app: ApiApp, context: ApiContext): void {
     '/v1/webhook-endpoints/:id/rotate-secret',
     {
       onRequest: access,
+      ...optionalBody,
       schema: {
         summary: 'A new signing secret, shown once; the old one keeps signing beside it for grace_seconds (default 24 h)',
         tags,
