@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '../support/client.js';
+import { removeDataDir } from '../support/run-root.js';
 import { freePort, runTally, waitUntil, type TallyProcess } from '../support/server.js';
 
 /**
@@ -69,7 +70,8 @@ const servers: TallyProcess[] = [];
 const dataDirs: string[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop('SIGTERM')));
-  await Promise.all(dataDirs.map((d) => rm(d, { recursive: true, force: true })));
+  // With its cluster: as root, that is in /var/tmp (the postgres user cannot enter a mkdtemp folder).
+  await Promise.all(dataDirs.map(removeDataDir));
 });
 
 describe("README's quickstart", () => {

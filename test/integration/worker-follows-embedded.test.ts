@@ -1,9 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, deliver, signDelivery } from '../support/client.js';
+import { removeDataDir } from '../support/run-root.js';
 import { freePort, runTally, waitUntil, type TallyProcess } from '../support/server.js';
 import { completion, createWorld, submitJob } from '../support/world.js';
 
@@ -22,7 +23,7 @@ const processes: TallyProcess[] = [];
 afterAll(async () => {
   // SIGTERM: serve stops the embedded server it owns (a SIGKILLed serve leaves it running).
   await Promise.all(processes.map((p) => p.stop('SIGTERM')));
-  await rm(dataDir, { recursive: true, force: true });
+  await removeDataDir(dataDir); // with its cluster, in /var/tmp when we are root
 });
 
 const env = { TALLY_DATA_DIR: dataDir, DATABASE_URL: undefined, PORT: undefined, LOG_LEVEL: 'info', TALLY_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS) };
