@@ -88,7 +88,16 @@ export const JobView = Type.Object(
     ...jobSummaryFields,
     settlements: Type.Array(SettlementView),
     events: Type.Array(JobEventView),
-    alerts: Type.Array(Type.String()),
+    alerts: Type.Array(Type.String(), { description: 'the classes of the alerts raised for this job' }),
+    alert_details: Type.Array(
+      Type.Object({
+        class: Type.String(),
+        source: Type.String({ description: 'what raised it: a settlement key, or provider/event_key' }),
+        detail: Type.Object({}, { additionalProperties: true, description: 'what was seen, per class (as GET /v1/alerts shows it)' }),
+        created_at: Instant,
+      }),
+      { description: 'each alert raised for this job, oldest first, with the amounts it saw' },
+    ),
     deliveries: Type.Array(
       Type.Object({
         provider: Type.String(),

@@ -108,7 +108,7 @@ export function eventView(e: EventFields, audience: 'tenant' | 'admin') {
  * raw `last_error` (which can name an operator's private provider URL) only the admin.
  */
 export function jobView(
-  { job, priceVersion, settlements, events, alerts, deliveries, funding, fundingDebt }: JobDetails,
+  { job, priceVersion, settlements, events, alerts, alertDetails, deliveries, funding, fundingDebt }: JobDetails,
   audience: 'tenant' | 'admin',
 ) {
   return {
@@ -116,6 +116,7 @@ export function jobView(
     settlements: settlements.map(settlementView),
     events: events.map((e) => eventView(e, audience)),
     alerts,
+    alert_details: alertDetails.map((a) => ({ ...a, detail: a.detail ?? {}, created_at: a.created_at.toISOString() })),
     deliveries: deliveries.map((d) => ({ ...d, received_at: d.received_at.toISOString() })),
     funding: funding.map((s) => ({
       grant_id: s.grant_id,

@@ -27,6 +27,8 @@ export interface JobDetails {
     discard_note: string | null;
   }[];
   alerts: string[];
+  /** each alert raised for the job, oldest first, with the detail it stored (ledger/alert-details.ts) */
+  alertDetails: { class: string; source: string; detail: Record<string, unknown> | null; created_at: Date }[];
   /** every webhook delivery that named the job, duplicates included, oldest first */
   deliveries: { provider: string; event_key: string; outcome: string; received_at: Date }[];
   /** the job's money per grant: the hold's shares in allocation order, then grants only adjustments reached */
@@ -53,7 +55,10 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
      from webhook_events where job_id = $1 order by seq`,
     [job.id],
   );
-  const alerts = await db.query<{ class: string }>('select distinct class from alerts where job_id = $1 order by class', [job.id]);
+  const alerts = await db.query<JobDetails['alertDetails'][number]>(
+    'select class, source, detail, created_at from alerts where job_id = $1 order by created_at, id',
+    [job.id],
+  );
   // An accepted delivery is recorded by its event row alone (migration 0026); repeats,
   // conflicts and mismatches by their attempt rows. Oldest first; at one instant (a group
   // commit's statement shares now()) the accepted events first — an attempt repeating an
@@ -76,7 +81,8 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
     priceVersion: price.rows[0]!.version,
     settlements,
     events: events.rows,
-    alerts: alerts.rows.map((a) => a.class),
+    alerts: [...new Set(alerts.rows.map((a) => a.class))].sort(),
+    alertDetails: alerts.rows,
     deliveries: deliveries.rows,
     funding: funding.shares,
     fundingDebt: funding.debt,

@@ -87,6 +87,15 @@ describe('reordered, late and repeated events', () => {
     ]);
     expect(view.settlements.map((s) => [s.charge_type, s.amount])).toEqual([['release', '0.020000']]);
     expect(view.alerts).toEqual(['late_success_after_release']);
+    // the job view names what went unbilled: the usage reported late and what a capture would have charged
+    expect(view.alert_details).toEqual([
+      {
+        class: 'late_success_after_release',
+        source: `${world.provider}/${completed}`,
+        detail: expect.objectContaining({ usage: USAGE, price: '0.001880', would_have_billed: '0.001880', billed: '0.000000', provider: world.provider, event_key: completed }),
+        created_at: expect.any(String),
+      },
+    ]);
     expect(await walletOf(world)).toMatchObject({ balance: '10.000000', reserved: '0.000000', available: '10.000000' });
   });
 });

@@ -18,6 +18,7 @@ export interface JobViewBody {
   settlements: { key: string; charge_type: string; version: number; amount: string; reason?: string; pricing?: any }[];
   events: { event_key: string; type: string; state: string; reason: string | null; attempts: number; last_error: string | null }[];
   alerts: string[];
+  alert_details: { class: string; source: string; detail: Record<string, unknown>; created_at: string }[];
 }
 
 const UNSETTLED = ['pending', 'processing'];
