@@ -22,3 +22,12 @@ export async function listTenants(db: Queryable, page: PageRequest): Promise<Ten
   const result = await db.query<TenantRow>(`select id, name, metadata, created_at from tenants where ${where} order by ${order} limit $1`, values);
   return result.rows;
 }
+
+/** How many tenants and wallets there are: what `serve` says at start (a first step only for an empty database). */
+export async function countTenantsAndWallets(db: Queryable): Promise<{ tenants: number; wallets: number }> {
+  const result = await db.query<{ tenants: number; wallets: number }>(
+    `select (select count(*)::int from tenants) as tenants,
+            (select count(*)::int from accounts where kind = 'wallet') as wallets`,
+  );
+  return result.rows[0]!;
+}

@@ -13,6 +13,8 @@ import { processConfig } from '../config/index.js';
 import { loadServerSecret } from '../api/server-secret.js';
 import { destinationPolicy } from '../outbound/destinations.js';
 import { sealSecretsAtStart } from './seal-at-start.js';
+import { PortBusy, ensurePortFree, isAddressInUse } from './port-check.js';
+import { countTenantsAndWallets } from '../catalog/tenant-list.js';
 
 export interface ServeOptions {
   port?: number;
@@ -21,13 +23,16 @@ export interface ServeOptions {
 
 export async function serveCommand(options: ServeOptions): Promise<void> {
   const config = processConfig();
+  const port = options.port ?? config.port;
+  const host = config.host;
+  const chooseAnother = 'pass --port N (or set PORT) to use another';
+  await ensurePortFree(host, port, chooseAnother);
   const db = await openDatabase(config, {
     ...workerPoolOptions(20 + options.workers, config.leaseSeconds),
     applicationName: 'tally-serve',
   });
   await migrate(db.pool);
   const metrics = createMetrics(db.pool);
-  const port = options.port ?? config.port;
   let adminToken = config.adminToken ?? null;
   let keptTokenLine: string | null = null;
   if (!adminToken && db.embedded) {
@@ -62,15 +67,18 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
   app.addHook('onSend', async (_request, reply) => {
     if (stopping) reply.header('connection', 'close');
   });
-  const host = config.host;
-  await app.listen({ port, host });
+  // Taken since the check above (by a program starting at the same moment): said the same way.
+  await app.listen({ port, host }).catch((error: unknown) => {
+    throw isAddressInUse(error) ? new PortBusy(host, port, chooseAnother) : error;
+  });
   const worker: Worker | null = options.workers > 0 ? await startWorker(db, config, options.workers, app.log, metrics) : null;
   // Outbound webhooks go with the in-process worker: --workers 0 leaves them to `tally worker`.
   const deliveries = options.workers > 0 ? startDeliveries(db, config, app.log) : null;
   const payments = options.workers > 0 ? await startPayments(db, config, app.log) : null;
   if (keptTokenLine) console.log(keptTokenLine);
   const address = app.server.address();
-  for (const line of readyLines(host, typeof address === 'object' && address ? address.port : port)) console.log(line);
+  const counts = await countTenantsAndWallets(db.pool);
+  for (const line of readyLines(host, typeof address === 'object' && address ? address.port : port, counts)) console.log(line);
 
   const stop = async () => {
     if (stopping) return;
