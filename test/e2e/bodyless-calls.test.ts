@@ -19,14 +19,14 @@ const server = await startServer(db.url, { workers: 0, env: { TALLY_OUTBOUND_ALL
 const admin = new Client(server.url);
 
 /** The ways clients send nothing. fetch gives a string body a text/plain type, so `{}` without one goes as bytes. */
-const NOTHING: [string, { body?: BodyInit; headers: Record<string, string> }][] = [
+const NOTHING: [string, { body?: string | Uint8Array; headers: Record<string, string> }][] = [
   ['no body', { headers: {} }],
   ['an empty body with content-type: application/json', { body: '', headers: { 'content-type': 'application/json' } }],
   ['{} with content-type: application/json', { body: '{}', headers: { 'content-type': 'application/json' } }],
   ['{} without a content type', { body: new TextEncoder().encode('{}'), headers: {} }],
 ];
 
-async function call(method: string, path: string, token: string, how: { body?: BodyInit; headers: Record<string, string> }, extra: Record<string, string> = {}) {
+async function call(method: string, path: string, token: string, how: { body?: string | Uint8Array; headers: Record<string, string> }, extra: Record<string, string> = {}) {
   const response = await fetch(`${server.url}${path}`, { method, body: how.body, headers: { authorization: `Bearer ${token}`, ...how.headers, ...extra } });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : null, replayed: response.headers.get('idempotent-replayed') };
