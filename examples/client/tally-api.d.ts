@@ -3864,7 +3864,23 @@ export interface operations {
                             received_at: string;
                             processed_at: string | null;
                         }[];
+                        /** @description the classes of the alerts raised for this job */
                         alerts: string[];
+                        /** @description each alert raised for this job, oldest first, with the amounts it saw */
+                        alert_details: {
+                            class: string;
+                            /** @description what raised it: a settlement key, or provider/event_key */
+                            source: string;
+                            /** @description what was seen, per class (as GET /v1/alerts shows it) */
+                            detail: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
+                        }[];
                         /** @description every webhook delivery that named this job, duplicates included, oldest first */
                         deliveries: {
                             provider: string;
@@ -4137,7 +4153,23 @@ export interface operations {
                             received_at: string;
                             processed_at: string | null;
                         }[];
+                        /** @description the classes of the alerts raised for this job */
                         alerts: string[];
+                        /** @description each alert raised for this job, oldest first, with the amounts it saw */
+                        alert_details: {
+                            class: string;
+                            /** @description what raised it: a settlement key, or provider/event_key */
+                            source: string;
+                            /** @description what was seen, per class (as GET /v1/alerts shows it) */
+                            detail: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
+                        }[];
                         /** @description every webhook delivery that named this job, duplicates included, oldest first */
                         deliveries: {
                             provider: string;
@@ -4431,7 +4463,23 @@ export interface operations {
                             received_at: string;
                             processed_at: string | null;
                         }[];
+                        /** @description the classes of the alerts raised for this job */
                         alerts: string[];
+                        /** @description each alert raised for this job, oldest first, with the amounts it saw */
+                        alert_details: {
+                            class: string;
+                            /** @description what raised it: a settlement key, or provider/event_key */
+                            source: string;
+                            /** @description what was seen, per class (as GET /v1/alerts shows it) */
+                            detail: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
+                        }[];
                         /** @description every webhook delivery that named this job, duplicates included, oldest first */
                         deliveries: {
                             provider: string;
