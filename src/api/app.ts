@@ -43,6 +43,8 @@ export interface AppOptions {
   /** how intake finds a webhook's provider; absent: read from the table at every delivery */
   providers?: ProviderLookup;
   logLevel?: string;
+  /** where log lines go (default stdout): `tally demo` counts the refusals it provoked on purpose */
+  logStream?: { write(line: string): void };
   /** seals stored idempotent answers (the command loads it from TALLY_SECRET_KEY or the data folder); absent: ./.tally/secret-key */
   serverSecret?: Buffer;
   /** check every answer against its route's response schema (TALLY_CHECK_RESPONSES=1, the tests) */
@@ -55,6 +57,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: options.logLevel ?? 'info',
+      ...(options.logStream ? { stream: options.logStream } : {}),
       // Credentials never reach the logs.
       // A provider's api_key is write-only: should any object holding one be logged, it is censored.
       redact: [

@@ -18,6 +18,7 @@ import { unsettledSql } from '../queue/index.js';
 import { Worker } from '../worker/worker.js';
 import { progressBar } from './progress.js';
 import { runPaymentsDemo } from './payments-demo.js';
+import { DemoLog } from './refusal-log.js';
 
 export interface DemoOptions {
   jobs: number;
@@ -52,7 +53,9 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     // The demo's own admin token: its server and its data live only as long as it runs.
     const adminToken = randomBytes(24).toString('base64url');
     const serverSecret = randomBytes(32);
-    app = await buildApp({ pool, logLevel: 'warn', serverSecret, settings: { adminToken } });
+    // The refusals the simulator provokes are counted for the report, not logged one by one.
+    const serverLog = new DemoLog();
+    app = await buildApp({ pool, logLevel: 'warn', logStream: serverLog, serverSecret, settings: { adminToken } });
     await app.listen({ port: options.serve?.port ?? 0, host: '127.0.0.1' });
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     for (let i = 0; i < 2; i++) {
@@ -78,7 +81,7 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     deliveriesBar?.stop();
     await waitForSettlement(pool, options.jobs);
     const run = await reconcile(pool);
-    const billed = await printReport(pool, world, report, run);
+    const billed = await printReport(pool, world, report, run, serverLog.summary());
     const paid = await runPaymentsDemo({ pool, baseUrl, adminToken, serverSecret, provider: world.provider, model: MODEL });
     const exact = billed && paid;
     if (options.serve) await serveUntilStopped(baseUrl, adminToken);
@@ -171,7 +174,7 @@ async function waitForSettlement(pool: Pool, total: number): Promise<void> {
   bar.stop();
 }
 
-async function printReport(pool: Pool, world: DemoWorld, report: SimulationReport, run: ReconciliationRun): Promise<boolean> {
+async function printReport(pool: Pool, world: DemoWorld, report: SimulationReport, run: ReconciliationRun, provoked: string | null): Promise<boolean> {
   const charged = await pool.query<{ id: string; state: string; total: bigint; settlements: number }>(
     `select j.id, j.state, coalesce(j.captured, 0) + j.adjusted as total,
             (select count(*)::int from settlements s where s.job_id = j.id and s.charge_type in ('capture', 'release')) as settlements
@@ -205,6 +208,7 @@ async function printReport(pool: Pool, world: DemoWorld, report: SimulationRepor
   line('expected total (USD)', formatAmount(expectedTotal));
   line('naive check-then-insert handler would bill', `${formatAmount(naive.total)} (${naive.overbilledJobs} jobs overbilled)`);
   line('reconciliation', run.clean ? 'clean' : `${run.exceptions.length} exception(s): ${[...new Set(run.exceptions.map((e) => e.class))].join(', ')}`);
+  if (provoked) console.log(`  ${provoked} (counted here, not logged one by one)`);
   for (const problem of wrong.slice(0, 10)) console.log(`  WRONG: ${problem}`);
   for (const r of report.unexpected.slice(0, 10)) console.log(`  UNEXPECTED: ${r.status} ${r.answer} for ${r.delivery.eventId}`);
   const ok = exact && run.clean;

@@ -39,6 +39,25 @@ export const DEFAULT_CHAOS: ChaosOptions = { maxDuplicates: 3, reemitProbability
 
 const FORGERY_SECRET = `whsec_${Buffer.from('not-the-provider-secret-at-all!!').toString('base64')}`;
 
+/**
+ * The x-request-id of a delivery sent to be refused: this prefix, the refusal's code, ':',
+ * the event id. The server keeps a caller's request id in its log lines, so whoever runs the
+ * simulator against a server can tell the refusals it asked for from real ones (`tally demo`
+ * counts the first and shows the second).
+ */
+const EXPECTED_REFUSAL_PREFIX = 'expect-refusal:';
+
+function expectedRefusalId(code: string, eventId: string): string {
+  return `${EXPECTED_REFUSAL_PREFIX}${code}:${eventId}`;
+}
+
+/** The code a request id says its delivery was sent to provoke, or null. */
+export function expectedRefusalOf(requestId: unknown): string | null {
+  if (typeof requestId !== 'string' || !requestId.startsWith(EXPECTED_REFUSAL_PREFIX)) return null;
+  const code = requestId.slice(EXPECTED_REFUSAL_PREFIX.length).split(':')[0];
+  return code ? code : null;
+}
+
 /** Every copy, re-emission and forgery of one logical provider event. */
 export function deliveriesOf(job: SimulatedJob, event: ProviderEvent, secret: string, random: Random, chaos: ChaosOptions): Delivery[] {
   const logicalEvent = randomUUID();
@@ -60,11 +79,12 @@ export function deliveriesOf(job: SimulatedJob, event: ProviderEvent, secret: st
       },
     });
     const now = new Date();
-    const headers = {
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
       'webhook-id': eventId,
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
       'webhook-signature': new Webhook(forged ? FORGERY_SECRET : secret).sign(eventId, now, body),
+      ...(forged ? { 'x-request-id': expectedRefusalId('invalid_signature', eventId) } : {}),
     };
     const copy = (): Delivery => ({ jobId: job.id, eventId, body, headers, forged, delayMs: random.int(0, chaos.maxDelayMs), logicalEvent, event });
     copies.push(copy());
