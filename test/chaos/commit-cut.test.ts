@@ -32,22 +32,50 @@ const world = await createChaosWorld(api.url, { tenants: 1 });
 const random = new Random(7117);
 const planned: PlannedJob[] = [];
 
-afterEach(() => {
+/** The proxied worker of the running test; stopped by finish(), killed after a test that failed first. */
+let current: FleetProcess | null = null;
+
+afterEach(async () => {
+  // A worker left running by a failed test would go on settling (and committing) through
+  // the proxy during the next test: its failure would become the next test's.
+  if (current && viaProxy.alive(current)) await viaProxy.kill(current);
+  current = null;
   proxy.reset();
   expect([...direct.crashes, ...viaProxy.crashes], 'processes that died unasked').toEqual([]);
 });
 
 /**
- * A worker behind the proxy, started (migrations and their COMMITs done) before the
- * proxy is armed: the next COMMIT it sends is a settlement's. Scheduled
- * reconciliation, the only other transaction a worker runs, is off.
+ * The COMMIT each test cuts: that of the transaction that inserts the job's settlement.
+ * A worker commits other transactions meanwhile — above all, an idle loop's walk for
+ * ready events (TALLY_SETTLE_CLAIM=locked) is a transaction of its own at every poll,
+ * with nothing to settle — and cutting "the next COMMIT" cut one of those whenever the
+ * delivery took longer than a poll to reach the worker (a loaded machine): the
+ * settlement then committed untouched and the test waited for what never came.
  */
-async function proxiedWorker(leaseSeconds: number, claim: 'locked' | 'leased' = 'locked'): Promise<FleetProcess> {
+const SETTLING = /insert into settlements/i;
+
+/**
+ * A locked first attempt waits out no lease, so the default minute costs these tests
+ * nothing, while its third (20 s) is how long the worker's read-back may wait on a held
+ * COMMIT and how long PostgreSQL lets the held transaction sit idle before ending it
+ * itself. Under a lease of 6 s that was 2 s: less than a loaded machine may take to see
+ * the read-back waiting and release the COMMIT.
+ */
+const LOCKED_LEASE_SECONDS = 60;
+
+/**
+ * A worker behind the proxy, started (migrations and their COMMITs done) before the
+ * proxy is armed. Scheduled reconciliation is off. The lease also sets the worker's
+ * statement and idle-in-transaction timeouts (a third of it, cli/worker-runtime.ts):
+ * a read-back waiting for an in-doubt COMMIT waits that long at most.
+ */
+async function proxiedWorker(leaseSeconds = LOCKED_LEASE_SECONDS, claim: 'locked' | 'leased' = 'locked'): Promise<FleetProcess> {
   const worker = viaProxy.worker({
     name: 'worker(via proxy)',
     concurrency: 1,
     env: { TALLY_LEASE_SECONDS: String(leaseSeconds), TALLY_RECONCILE_INTERVAL_SECONDS: '0', TALLY_SETTLE_CLAIM: claim },
   });
+  current = worker;
   await waitUntil(() => viaProxy.workerStarted(worker), 30_000);
   return worker;
 }
@@ -84,9 +112,9 @@ async function finish(worker: FleetProcess, scenario: string, cut: CutMode) {
 
 describe('a worker whose connection is cut at COMMIT', () => {
   it('cut after COMMIT is sent (committed): the worker reads its settlement back and keeps it; one capture', async () => {
-    const worker = await proxiedWorker(6);
+    const worker = await proxiedWorker();
     const { job, delivery } = await newJob();
-    proxy.arm('after');
+    proxy.arm('after', { ran: SETTLING });
     await accepted(delivery);
     await waitForSettled(db.pool, [job.id], 30_000);
     expect(proxy.fired.map((c) => c.mode)).toEqual(['after']);
@@ -97,9 +125,9 @@ describe('a worker whose connection is cut at COMMIT', () => {
   });
 
   it('cut before COMMIT arrives (rolled back): the read-back finds nothing and the worker settles again; one capture', async () => {
-    const worker = await proxiedWorker(6);
+    const worker = await proxiedWorker();
     const { job, delivery } = await newJob();
-    proxy.arm('before');
+    proxy.arm('before', { ran: SETTLING });
     await accepted(delivery);
     await waitForSettled(db.pool, [job.id], 30_000);
     expect(proxy.fired.map((c) => c.mode)).toEqual(['before']);
@@ -109,9 +137,9 @@ describe('a worker whose connection is cut at COMMIT', () => {
   });
 
   it('the COMMIT still in flight while the worker looks: its read-back waits for the outcome; one capture', async () => {
-    const worker = await proxiedWorker(6);
+    const worker = await proxiedWorker();
     const { job, delivery } = await newJob();
-    proxy.arm('after', { holdCommit: true });
+    proxy.arm('after', { holdCommit: true, ran: SETTLING });
     await accepted(delivery);
     // The worker has lost its connection and now waits on the in-doubt transaction's
     // job row lock; only then does PostgreSQL receive the COMMIT.
@@ -136,7 +164,7 @@ describe('a worker whose connection is cut at COMMIT', () => {
     },
     {
       claim: 'locked' as const,
-      leaseSeconds: 60,
+      leaseSeconds: LOCKED_LEASE_SECONDS,
       log: 'settling ready events failed on the connection',
       rolledBack: { state: 'pending', attempts: 0, lease_until: null },
     },
@@ -147,7 +175,7 @@ describe('a worker whose connection is cut at COMMIT', () => {
     async ({ claim, leaseSeconds, log, rolledBack }) => {
       const worker = await proxiedWorker(leaseSeconds, claim);
       const { job, delivery } = await newJob();
-      proxy.arm('before', { thenUnreachable: true });
+      proxy.arm('before', { thenUnreachable: true, ran: SETTLING });
       await accepted(delivery);
       // Neither the read-back nor recording a retry can reach the database.
       await waitUntil(() => worker.output().includes(log), 30_000);
@@ -166,7 +194,7 @@ describe('a worker whose connection is cut at COMMIT', () => {
     async ({ claim, leaseSeconds, log }) => {
       const worker = await proxiedWorker(leaseSeconds, claim);
       const { job, delivery } = await newJob();
-      proxy.arm('after', { thenUnreachable: true });
+      proxy.arm('after', { thenUnreachable: true, ran: SETTLING });
       await accepted(delivery);
       await waitUntil(() => worker.output().includes(log), 30_000);
       const key = await expectOneCapture(job.id);

@@ -22,25 +22,51 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * `thenUnreachable` additionally makes the database unreachable through the proxy
  * from that instant: every other connection is destroyed and new ones are dropped on
  * arrival, until reachable() is called.
+ *
+ * `ran` narrows the cut to the COMMIT of a transaction that ran a statement whose text
+ * matches it (e.g. the insert of a settlement): a client's other transactions commit
+ * meanwhile untouched. Without it, the first COMMIT of any transaction is cut — which in
+ * a worker is often an idle poll's empty transaction, not the one the test is about.
+ * The statement's text is known from the Parse message (a named statement is parsed once
+ * per connection and then only bound by name) or the simple query.
  */
 export type CutMode = 'after' | 'before';
 
 const SSL_REQUEST = 80_877_103;
 const GSSENC_REQUEST = 80_877_104;
 const SIMPLE_QUERY = 0x51; // 'Q'
+const PARSE = 0x50; // 'P'
+const BIND = 0x42; // 'B'
 
 interface Link {
   client: Socket;
   server: Socket;
   cut: boolean;
+  /** prepared statements' texts by name ('' is the unnamed one) */
+  statements: Map<string, string>;
+  /** texts of the statements the open transaction ran (bound or simple); null outside a transaction */
+  ran: string[] | null;
+}
+
+interface Armed {
+  mode: CutMode;
+  thenUnreachable: boolean;
+  holdCommit: boolean;
+  ran: RegExp | null;
+}
+
+/** The NUL-terminated string of `message` at `offset`, and the offset after it. */
+function cstring(message: Buffer, offset: number): [string, number] {
+  const end = message.indexOf(0, offset);
+  return [message.subarray(offset, end).toString('utf8'), end + 1];
 }
 
 export class CommitCuttingProxy {
-  private armed: { mode: CutMode; thenUnreachable: boolean; holdCommit: boolean } | null = null;
+  private armed: Armed | null = null;
   private held: (() => void) | null = null;
   private unreachable = false;
   private readonly links = new Set<Link>();
-  private cuts: { mode: CutMode; query: string }[] = [];
+  private cuts: { mode: CutMode; query: string; ran: string[] }[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -72,9 +98,14 @@ export class CommitCuttingProxy {
     return url.toString();
   }
 
-  /** Cut the next COMMIT that passes (once). */
-  arm(mode: CutMode, options: { thenUnreachable?: boolean; holdCommit?: boolean } = {}): void {
-    this.armed = { mode, thenUnreachable: options.thenUnreachable ?? false, holdCommit: options.holdCommit ?? false };
+  /** Cut the next COMMIT that passes (once): of any transaction, or of one that `ran` a matching statement. */
+  arm(mode: CutMode, options: { thenUnreachable?: boolean; holdCommit?: boolean; ran?: RegExp } = {}): void {
+    this.armed = {
+      mode,
+      thenUnreachable: options.thenUnreachable ?? false,
+      holdCommit: options.holdCommit ?? false,
+      ran: options.ran ?? null,
+    };
   }
 
   /** Forwards a COMMIT held by arm('after', { holdCommit: true }). */
@@ -102,8 +133,8 @@ export class CommitCuttingProxy {
     this.held = null;
   }
 
-  /** Every cut made so far, in order. */
-  get fired(): readonly { mode: CutMode; query: string }[] {
+  /** Every cut made so far, in order, with the statements its transaction ran. */
+  get fired(): readonly { mode: CutMode; query: string; ran: string[] }[] {
     return this.cuts;
   }
 
@@ -123,7 +154,7 @@ export class CommitCuttingProxy {
       return;
     }
     const server = connect(this.target.port, this.target.host);
-    const link: Link = { client, server, cut: false };
+    const link: Link = { client, server, cut: false, statements: new Map(), ran: null };
     this.links.add(link);
     client.setNoDelay(true);
     server.setNoDelay(true);
@@ -163,12 +194,28 @@ export class CommitCuttingProxy {
         if (pending.length < total) return;
         const message = pending.subarray(0, total);
         pending = pending.subarray(total);
-        if (this.armed && message[0] === SIMPLE_QUERY) {
+        if (message[0] === SIMPLE_QUERY) {
           const query = message.subarray(5, total - 1).toString('utf8');
           if (/^\s*commit\s*;?\s*$/i.test(query)) {
-            this.cut(link, message, query);
-            return;
+            if (this.armed && (!this.armed.ran || (link.ran ?? []).some((text) => this.armed!.ran!.test(text)))) {
+              this.cut(link, message, query);
+              return;
+            }
+            link.ran = null;
+          } else if (/^\s*(begin|start transaction)\b/i.test(query)) {
+            link.ran = [];
+          } else if (/^\s*rollback\b/i.test(query)) {
+            link.ran = null;
+          } else {
+            link.ran?.push(query);
           }
+        } else if (message[0] === PARSE) {
+          const [name, at] = cstring(message, 5);
+          link.statements.set(name, cstring(message, at)[0]);
+        } else if (message[0] === BIND) {
+          const [, at] = cstring(message, 5); // the portal
+          const text = link.statements.get(cstring(message, at)[0]);
+          if (text !== undefined) link.ran?.push(text);
         }
         server.write(message);
       }
@@ -177,6 +224,7 @@ export class CommitCuttingProxy {
 
   private cut(link: Link, commit: Buffer, query: string): void {
     const { mode, thenUnreachable, holdCommit } = this.armed!;
+    const ran = link.ran ?? [];
     this.armed = null;
     link.cut = true;
     if (mode === 'after') {
@@ -193,7 +241,7 @@ export class CommitCuttingProxy {
       this.unreachable = true;
       for (const other of this.links) this.drop(other);
     }
-    this.cuts.push({ mode, query });
+    this.cuts.push({ mode, query, ran });
   }
 
   private drop(link: Link): void {
