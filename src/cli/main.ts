@@ -5,6 +5,8 @@ import { processConfig } from '../config/index.js';
 import { reportFatal } from './fatal.js';
 import { registerApiKeyCommands } from './api-key-commands.js';
 import { registerGrantCommands } from './grant-commands.js';
+import { registerGrantApiCommands } from './grant-api-commands.js';
+import { registerJobCommands } from './job-commands.js';
 import { registerPaymentCommands } from './payments.js';
 import { registerOperatorCommands } from './operator-commands.js';
 import { registerSendWebhook } from './send-webhook.js';
@@ -99,6 +101,8 @@ program
 
 // Over the HTTP API of a running server (--url, --token): the operator's common actions.
 registerOperatorCommands(program);
+registerJobCommands(program);
+registerGrantApiCommands(program);
 registerApiKeyCommands(program);
 registerSendWebhook(program);
 registerStatement(program);

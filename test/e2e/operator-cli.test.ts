@@ -149,6 +149,83 @@ describe('operator commands over the HTTP API', () => {
   });
 });
 
+describe('jobs list and cancel, grants create, statement (issue 37 item 8)', () => {
+  it('jobs list filters by wallet and state and pages; jobs cancel is the tenant\'s, and answers the job', async () => {
+    const world = await cliWorld();
+    const [older, newer] = [await submit(world), await submit(world)];
+    const listed = JSON.parse(await ok(['jobs', 'list', '--wallet', world.wallet]));
+    expect(listed.data.map((j: { id: string }) => j.id)).toEqual([newer, older]);
+    expect(listed.data[0]).toMatchObject({ id: newer, state: 'reserved', wallet_id: world.wallet, tenant_id: expect.any(String) });
+    const page = JSON.parse(await ok(['jobs', 'list', '--wallet', world.wallet, '--limit', '1']));
+    expect(page).toMatchObject({ data: [{ id: newer }], has_more: true });
+    expect(await ok(['jobs', 'list', '--wallet', world.wallet, '--limit', '1', '--starting-after', newer, '--field', 'data.0.id'])).toBe(older);
+
+    expect(await ok(['jobs', 'cancel', older, '--token', world.key, '--field', 'state'])).toBe('cancel_requested');
+    const canceled = JSON.parse(await ok(['jobs', 'list', '--wallet', world.wallet, '--state', 'cancel_requested']));
+    expect(canceled.data.map((j: { id: string }) => j.id)).toEqual([older]);
+    // The tenant's own key lists its jobs too.
+    expect(JSON.parse(await ok(['jobs', 'list', '--state', 'reserved'], { TALLY_API_KEY: world.key, TALLY_ADMIN_TOKEN: undefined })).data).toEqual([
+      expect.objectContaining({ id: newer }),
+    ]);
+
+    const state = await tally(['jobs', 'list', '--state', 'done']);
+    expect(state.code).toBe(1);
+    expect(state.stderr).toMatch(/^tally jobs list: 400 invalid_request: the query parameter state must be one of "reserved", .* \(param: state\)\n$/);
+    // The admin cannot cancel a tenant's job: the API's 403, said as every refusal is.
+    const asAdmin = await tally(['jobs', 'cancel', newer, '--token', ADMIN_TOKEN]);
+    expect(asAdmin.code).toBe(1);
+    expect(asAdmin.stderr).toMatch(/^tally jobs cancel: 403 forbidden: /);
+    const noKey = await tally(['jobs', 'cancel', newer]);
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain("this is a tenant's call");
+  });
+
+  it('grants create prints the key it made, and a retry with that key creates nothing more', async () => {
+    const world = await cliWorld('1.00');
+    const args = ['grants', 'create', world.wallet, '--amount', '2.50', '--category', 'promotional', '--priority', '10', '--reference', 'spring'];
+    const first = await tally([...args, '--expires-at', '2999-01-01T00:00:00Z']);
+    expect(first.code, first.stderr).toBe(0);
+    const key = /Idempotency-Key (cli_[0-9a-f-]+) \(to retry this grant, pass --idempotency-key \1: it is created at most once\)/.exec(first.stderr)?.[1];
+    expect(key, first.stderr).toBeDefined();
+    const grant = JSON.parse(first.stdout);
+    expect(grant).toMatchObject({ amount: '2.500000', category: 'promotional', priority: 10, reference: 'spring', expires_at: '2999-01-01T00:00:00.000000Z' });
+
+    const retry = await tally([...args, '--expires-at', '2999-01-01T00:00:00Z', '--idempotency-key', key!]);
+    expect(retry.code).toBe(0);
+    expect(retry.stderr).toBe(''); // a key given is not printed again
+    expect(JSON.parse(retry.stdout)).toEqual(grant);
+    // 1.00 credited, 2.50 granted once: 3.50 however often it was retried.
+    expect(await ok(['wallets', 'show', world.wallet, '--field', 'balance'])).toBe('3.500000');
+
+    const paid = await ok(['grants', 'create', world.wallet, '--amount', '1.00', '--category', 'paid', '--effective-at', '2999-01-01T00:00:00Z', '--field', 'status']);
+    expect(paid).toBe('scheduled');
+    const wrong = await tally(['grants', 'create', world.wallet, '--amount', '1.00', '--category', 'gift']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/argument 'gift' is invalid\. Allowed choices are paid, promotional/);
+    const tooLarge = await tally(['grants', 'create', world.wallet, '--amount', '99999999999999999999', '--category', 'paid', '--idempotency-key', 'g-too-large']);
+    expect(tooLarge.code).toBe(1);
+    expect(tooLarge.stderr).toMatch(/^tally grants create: 400 invalid_amount: amount "99999999999999999999" is too large: at most 10\^12 major units/);
+  });
+
+  it('statement --to in the future ends now, and says which instant it used', async () => {
+    const world = await cliWorld();
+    const run = await tally(['statement', world.wallet, '--from', '2020-01-01T00:00:00Z', '--to', '2999-01-01T00:00:00Z']);
+    expect(run.code, run.stderr).toBe(0);
+    const used = /^tally statement: --to 2999-01-01T00:00:00Z is in the future; the statement ends now instead, at (\S+Z) \(statements cover the past only\)\n$/.exec(run.stderr)?.[1];
+    expect(used, run.stderr).toBeDefined();
+    expect(Math.abs(Date.parse(used!) - Date.now())).toBeLessThan(60_000);
+    const statement = JSON.parse(run.stdout);
+    expect(Date.parse(statement.to)).toBe(Date.parse(used!));
+    expect(statement.closing.balance).toBe('5.000000');
+    // A past --to is sent as given, without a note; the API still refuses a future one itself.
+    const past = await tally(['statement', world.wallet, '--from', '2020-01-01T00:00:00Z', '--to', '2021-01-01T00:00:00Z', '--field', 'to']);
+    expect(past).toMatchObject({ code: 0, stderr: '' });
+    const api = await admin.get(`/v1/wallets/${world.wallet}/statement?from=2020-01-01T00:00:00Z&to=2999-01-01T00:00:00Z`);
+    expect(api.status).toBe(400);
+    expect(api.body.error).toMatchObject({ code: 'invalid_request', param: 'to' });
+  });
+});
+
 describe('GET / and GET /v1', () => {
   it('/ sends a person to the console; /v1 names the service and links to its description, which declares it', async () => {
     const root = await fetch(`${server.url}/`, { redirect: 'manual' });
