@@ -1,3 +1,4 @@
+import { SCALE } from '../money/index.js';
 import { html, type Html } from './html.js';
 import type { Role } from './api.js';
 
@@ -12,6 +13,7 @@ function navItems(role: Role): [href: string, label: string][] {
     ['/console', 'Overview'],
     ['/console/wallets', 'Wallets'],
     ['/console/jobs', 'Jobs'],
+    ['/console/alerts', 'Alerts'],
   ];
   if (role.kind !== 'admin') return common;
   return [
@@ -19,6 +21,7 @@ function navItems(role: Role): [href: string, label: string][] {
     ['/console/tenants', 'Tenants'],
     ['/console/wallets', 'Wallets'],
     ['/console/jobs', 'Jobs'],
+    ['/console/alerts', 'Alerts'],
     ['/console/exceptions', 'Exceptions'],
     ['/console/dead-letters', 'Dead letters'],
   ];
@@ -77,13 +80,20 @@ export function page(title: string, context: PageContext | null, body: Html, opt
     </html>`;
 }
 
-/** A money amount for display: the API's exact decimal string, trimmed of trailing zeros past cents. */
+/**
+ * A money amount for display: the API's exact decimal string at the currency's full scale
+ * (SCALE decimals, as on the wire), never trimmed — trimmed amounts had as many decimals
+ * as they had digits (0.03489 above 0.088419) and a column of them could not line up.
+ * Right-aligned in tabular numerals where they stand in columns (console.css: .amount).
+ * In a stat card too narrow for them, the currency goes under the digits first, and
+ * only digits wider than the card break.
+ */
 export function money(amount: string | null | undefined, currency = ''): Html {
   if (amount === null || amount === undefined) return html`<span class="muted">—</span>`;
   const [whole, fraction = ''] = amount.split('.');
-  const trimmed = fraction.replace(/0+$/, '').padEnd(2, '0');
-  return html`<span class="amount${amount.startsWith('-') ? ' negative' : ''}" title="${amount}"
-    >${whole}.${trimmed}${currency ? html` <small>${currency}</small>` : ''}</span
+  return html`<span class="amount${amount.startsWith('-') ? ' negative' : ''}"
+    ><span class="digits">${whole}.${fraction.padEnd(SCALE, '0')}</span
+    >${currency ? html` <small class="currency">${currency}</small>` : ''}</span
   >`;
 }
 

@@ -14,6 +14,7 @@ import { statementDownload, walletPage, walletsPage } from './pages/wallets.js';
 import { jobPage, jobsPage } from './pages/jobs.js';
 import { exceptionsPage, repairConfirmPage, repairRun, resolveException } from './pages/exceptions.js';
 import { deadLettersPage, discardDeadLetter, retryDeadLetter } from './pages/dead-letters.js';
+import { alertsPage } from './pages/alerts.js';
 
 /** The files a page loads: ours from assets/console/, uPlot from its package. */
 function assets(): Map<string, { body: Buffer; type: string }> {
@@ -99,16 +100,23 @@ export async function consoleRoutes(app: FastifyInstance, db: Queryable): Promis
     route('GET', '/console/dead-letters', adminOnly(deadLettersPage));
     route('POST', '/console/dead-letters/:provider/:key/retry', adminOnly(retryDeadLetter));
     route('POST', '/console/dead-letters/:provider/:key/discard', adminOnly(discardDeadLetter));
+    route('GET', '/console/alerts', alertsPage);
+    // Any other console path: a console page saying so (behind the sign-in like every
+    // page), not the API's JSON 404. Fastify prefers every other route to a wildcard.
+    route('GET', '/console/*', noSuchPage);
   });
 }
 
+/**
+ * A console path that names no page: a 404 console page, with the nav and a way home.
+ * Also what a tenant gets for an operator's page, so it learns nothing from it.
+ */
+const noSuchPage: PageHandler = async ({ reply, context }) => {
+  reply.code(404);
+  return errorPage(context, 404, 'There is no such page.');
+};
+
 /** Operator pages answer a tenant with the same 404 as an unknown page: nothing to learn from it. */
 function adminOnly(handler: PageHandler): PageHandler {
-  return async (pageRequest) => {
-    if (pageRequest.role.kind !== 'admin') {
-      pageRequest.reply.code(404);
-      return errorPage(pageRequest.context, 404, 'no such page');
-    }
-    return handler(pageRequest);
-  };
+  return async (pageRequest) => (pageRequest.role.kind === 'admin' ? handler(pageRequest) : noSuchPage(pageRequest));
 }

@@ -33,8 +33,11 @@ const admin = new Client(server.url);
 let browser: Browser;
 let acme: World;
 let globex: World;
+let initech: World;
 let capturedJobId: string;
 let deadJobId: string;
+/** jobs whose usage went past their hold, each raising usage_exceeds_reservation: oldest first */
+const overrunJobIds: string[] = [];
 const weights: Record<string, number> = {};
 
 async function settled(world: World, jobId: string, check: (view: any) => boolean) {
@@ -74,6 +77,16 @@ beforeAll(async () => {
   await settled(acme, dead.id, (v) => v.events[0]?.state === 'dead');
   deadJobId = dead.id;
 
+  // Two jobs used more than they reserved: two alerts, for the alerts page and its pages.
+  for (let i = 0; i < 2; i++) {
+    const overrun = await submitJob(acme, { input_tokens: 1_000, output_tokens: 100 });
+    await deliver(server.url, acme.provider, signDelivery(completion(acme, overrun.id, { input_tokens: 40_000, output_tokens: 9_000 })));
+    await settled(acme, overrun.id, (v) => v.alerts.includes('usage_exceeds_reservation'));
+    overrunJobIds.push(overrun.id);
+  }
+  // A balance with every decimal taken: its card must hold "998.960935 USD".
+  initech = await createWorld(admin, { credit: '998.960935' });
+
   // A drifted projection, found by reconciliation: an open exception to resolve.
   await db.pool.query('update accounts set credits_posted = credits_posted + 1234567 where id = $1', [globex.walletId]);
   expect((await admin.post('/v1/reconciliation/runs', {})).status).toBe(201);
@@ -108,6 +121,20 @@ async function signIn(page: Page, credential: string) {
   await expect.poll(() => page.url()).toContain('/console/sign-in');
   await page.fill('#token', credential);
   await Promise.all([page.waitForURL(`${server.url}/console`), page.click('button[type=submit]')]);
+}
+
+/** The widths a person opens the console at: a laptop and a phone. */
+const WIDE = { width: 1280, height: 900 };
+const NARROW = { width: 390, height: 800 };
+
+/** How many lines each element of `selector` takes (its line boxes); elements without text are left out. */
+async function linesOf(page: Page, selector: string): Promise<{ text: string; lines: number }[]> {
+  return page.$$eval(selector, (elements) =>
+    elements.map((e) => ({
+      text: (e.textContent ?? '').trim(),
+      lines: new Set([...e.getClientRects()].map((r) => Math.round(r.top))).size,
+    })),
+  );
 }
 
 describe('the operator console', () => {
@@ -214,6 +241,7 @@ describe('the operator console', () => {
       `/console/tenants/${globex.tenantId}`,
       '/console/exceptions',
       '/console/dead-letters',
+      '/console/no-such-page',
     ]) {
       const response = await page.goto(`${server.url}${path}`);
       expect(response?.status(), path).toBe(404);
@@ -236,6 +264,188 @@ describe('the operator console', () => {
     await visit(page, `/console/jobs/${capturedJobId}`, 'narrow-job');
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.close();
+  });
+
+  it('answers an unknown console path with a console page (404, the nav, a link home), and a signed-out browser with the sign-in', async () => {
+    const page = await browser.newPage();
+    const signedOut = await page.goto(`${server.url}/console/no-such-page/at-all`);
+    expect(page.url()).toContain('/console/sign-in');
+    expect(signedOut?.headers()['content-type']).toContain('text/html');
+    await signIn(page, ADMIN_TOKEN);
+    const response = await visit(page, '/console/no-such-page/at-all', 'not-found');
+    expect(response?.status()).toBe(404);
+    expect(response?.headers()['content-type']).toContain('text/html');
+    expect(await page.textContent('h1')).toBe('Not found');
+    expect(await page.locator('nav a[href="/console/jobs"]').count()).toBe(1);
+    await page.click('main a[href="/console"]');
+    await expect.poll(() => page.textContent('h1')).toBe('Overview');
+    await page.close();
+  });
+
+  it('shows every amount at the full scale of its currency, right-aligned in tabular numerals', async () => {
+    const page = await browser.newPage({ viewport: WIDE });
+    await signIn(page, ADMIN_TOKEN);
+    for (const path of ['/console/jobs', `/console/wallets/${acme.walletId}`, `/console/jobs/${capturedJobId}`]) {
+      await page.goto(`${server.url}${path}`);
+      const amounts = await page.$$eval('.amount', (elements) => elements.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()));
+      expect(amounts.length, path).toBeGreaterThan(3);
+      // As the API writes them: six decimals, none trimmed (0.018000, not 0.018).
+      for (const amount of amounts) expect(amount, path).toMatch(/^-?\d+\.\d{6}( [A-Z]{3})?$/);
+      const cells = await page.$$eval('td.num .amount', (elements) =>
+        elements.map((e) => {
+          const cell = e.closest('td')!;
+          const style = cell.ownerDocument.defaultView!.getComputedStyle(cell);
+          return {
+            align: style.textAlign,
+            numerals: cell.ownerDocument.defaultView!.getComputedStyle(e).fontVariantNumeric,
+            right: cell.getBoundingClientRect().right - e.getBoundingClientRect().right,
+          };
+        }),
+      );
+      expect(cells.length, path).toBeGreaterThan(0);
+      for (const cell of cells) {
+        expect(cell.align, path).toBe('right');
+        expect(cell.numerals, path).toContain('tabular-nums');
+      }
+    }
+    // One column's amounts end at one edge, so their decimal points line up.
+    await page.goto(`${server.url}/console/wallets/${acme.walletId}`);
+    const rights = await page.$$eval('h2:has-text("Entries") + table tbody tr td:nth-child(3) .amount', (elements) =>
+      elements.map((e) => Math.round(e.getBoundingClientRect().right)),
+    );
+    expect(rights.length).toBeGreaterThanOrEqual(8);
+    expect(new Set(rights).size).toBe(1);
+    await page.close();
+  });
+
+  it("keeps a wallet's amounts inside their stat cards, wide and narrow", async () => {
+    for (const viewport of [WIDE, { width: 1024, height: 800 }, { width: 700, height: 800 }, NARROW]) {
+      const page = await browser.newPage({ viewport });
+      await signIn(page, ADMIN_TOKEN);
+      await visit(page, `/console/wallets/${initech.walletId}`, `wallet-cards-${viewport.width}`);
+      expect(await page.textContent('.cards')).toContain('998.960935');
+      const overflows = await page.$$eval('.card', (cards) =>
+        cards.flatMap((card) => {
+          const box = card.getBoundingClientRect();
+          return [...card.querySelectorAll('.value, .value *')]
+            .map((e) => ({ text: e.textContent, box: e.getBoundingClientRect() }))
+            .filter(({ box: inner }) => inner.left < box.left || inner.right > box.right - 1)
+            .map(({ text, box: inner }) => `${text}: ${inner.left}–${inner.right} outside ${box.left}–${box.right}`);
+        }),
+      );
+      expect(overflows, `at ${viewport.width} px`).toEqual([]);
+      await page.close();
+    }
+  });
+
+  it('lists the alerts, newest first and paged, reached from the overview', async () => {
+    const page = await browser.newPage({ viewport: WIDE });
+    await signIn(page, ADMIN_TOKEN);
+    await visit(page, '/console', 'overview-alerts');
+    const stat = page.locator('.card', { hasText: 'Alerts, 24 h' });
+    expect((await stat.locator('.value').textContent())?.trim()).toBe('2');
+    await Promise.all([page.waitForURL(`${server.url}/console/alerts`), stat.locator('a').click()]);
+    await page.waitForLoadState('networkidle');
+    await page.screenshot({ path: `${ARTIFACTS}alerts.png`, fullPage: true });
+    expect(await page.textContent('h1')).toBe('Alerts');
+    const rows = page.locator('table.alerts tbody tr');
+    expect(await rows.count()).toBe(2);
+    // Newest first: the later overrun on top.
+    expect(await rows.nth(0).textContent()).toContain(overrunJobIds[1]);
+    expect(await rows.nth(1).textContent()).toContain(overrunJobIds[0]);
+    expect(await rows.nth(0).textContent()).toContain('usage_exceeds_reservation');
+
+    // Paged like every list: one a page, older and newer.
+    await page.goto(`${server.url}/console/alerts?limit=1`);
+    expect(await rows.count()).toBe(1);
+    expect(await rows.nth(0).textContent()).toContain(overrunJobIds[1]);
+    await page.click('a[rel=next]');
+    await expect.poll(async () => rows.nth(0).textContent()).toContain(overrunJobIds[0]);
+    expect(await page.locator('a[rel=prev]').count()).toBe(1);
+
+    // A class's badge narrows the list to that class.
+    await page.goto(`${server.url}/console/alerts`);
+    await page.click('table.alerts tbody tr:first-child a:has(.badge)');
+    await expect.poll(() => page.url()).toContain('class=usage_exceeds_reservation');
+    expect(await rows.count()).toBe(2);
+    await page.close();
+
+    // A tenant sees its own alerts only.
+    const tenantPage = await browser.newPage({ viewport: WIDE });
+    await signIn(tenantPage, globex.apiKey);
+    await tenantPage.goto(`${server.url}/console/alerts`);
+    expect(await tenantPage.textContent('main table')).toContain('No alerts.');
+    await tenantPage.close();
+  });
+
+  it('lays the open exceptions out with room for their detail at 1280 px', async () => {
+    // Open exceptions of several classes beside their resolve forms: a drift found now,
+    // the overruns' usage_exceeds_reservation, a sum that is not zero.
+    const drifted = await createWorld(admin, { credit: '5.00' });
+    await db.pool.query('update accounts set credits_posted = credits_posted + 7654321 where id = $1', [drifted.walletId]);
+    expect((await admin.post('/v1/reconciliation/runs', {})).status).toBe(201);
+    const page = await browser.newPage({ viewport: WIDE });
+    await signIn(page, ADMIN_TOKEN);
+    await visit(page, '/console/exceptions', 'exceptions-wide');
+    const widths = await page.$$eval('table tbody tr td:nth-child(3)', (cells) => cells.map((c) => c.getBoundingClientRect().width));
+    expect(widths.length).toBeGreaterThanOrEqual(3);
+    // It was squeezed to 40–200 px (a letter, or a word, per line) by the columns beside it.
+    for (const width of widths) expect(width).toBeGreaterThanOrEqual(300);
+    for (const { text, lines } of await linesOf(page, 'dl.detail dt')) expect(lines, text).toBe(1);
+    // Nothing wider than the window, the resolve forms included.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(WIDE.width);
+    await page.close();
+  });
+
+  it('keeps ids on one line in a narrow window: the tables scroll inside their box instead', async () => {
+    const page = await browser.newPage({ viewport: NARROW });
+    await signIn(page, ADMIN_TOKEN);
+    for (const path of ['/console/jobs', `/console/wallets/${acme.walletId}`, '/console/alerts', '/console/wallets']) {
+      await page.goto(`${server.url}${path}`);
+      const idCells = 'td:has(> a.mono[href^="/console/jobs/"]), td:has(> a.mono[href^="/console/wallets/"])';
+      const ids = await linesOf(page, `${idCells} > a.mono`);
+      expect(ids.length, path).toBeGreaterThan(0);
+      // A job id broken at every few letters made each row a dozen lines tall.
+      for (const { text, lines } of ids) expect(lines, `${path}: ${text}`).toBe(1);
+      const heights = await page.$$eval(idCells, (cells) => cells.map((c) => c.getBoundingClientRect().height));
+      for (const height of heights) expect(height, path).toBeLessThan(80);
+      expect(await page.evaluate('document.documentElement.scrollWidth'), path).toBeLessThanOrEqual(NARROW.width);
+    }
+    // A job's funding names each grant by its whole id: one line too.
+    await page.goto(`${server.url}/console/jobs/${capturedJobId}`);
+    const grantCells = await page.$$eval('table.funding tbody td:first-child', (cells) =>
+      cells.map((c) => c.getBoundingClientRect().height),
+    );
+    expect(grantCells.length).toBeGreaterThan(0);
+    for (const height of grantCells) expect(height).toBeLessThan(40);
+    await page.close();
+  });
+
+  it('keeps a screenshot of each page, wide and narrow', async () => {
+    const pages = {
+      overview: '/console',
+      jobs: '/console/jobs',
+      job: `/console/jobs/${capturedJobId}`,
+      wallet: `/console/wallets/${acme.walletId}`,
+      'wallet-998': `/console/wallets/${initech.walletId}`,
+      alerts: '/console/alerts',
+      exceptions: '/console/exceptions',
+      'dead-letters': '/console/dead-letters',
+      'not-found': '/console/no-such-page',
+    };
+    for (const viewport of [WIDE, NARROW]) {
+      const page = await browser.newPage({ viewport });
+      await signIn(page, ADMIN_TOKEN);
+      for (const [name, path] of Object.entries(pages)) {
+        await page.goto(`${server.url}${path}`);
+        await page.waitForLoadState('networkidle');
+        await page.screenshot({ path: `${ARTIFACTS}${viewport.width}-${name}.png`, fullPage: true });
+        expect(await page.evaluate('document.documentElement.scrollWidth'), `${path} at ${viewport.width} px`).toBeLessThanOrEqual(
+          viewport.width,
+        );
+      }
+      await page.close();
+    }
   });
 
   it('signs out, and a signed-out browser sees nothing', async () => {

@@ -57,7 +57,7 @@ export const deadLettersPage: PageHandler = async ({ api, request, context }) =>
                     >${e.provider}, received ${when(e.received_at)}</small
                   >
                 </td>
-                <td><a class="mono" href="/console/jobs/${e.job_id}">${e.job_id}</a></td>
+                <td class="id"><a class="mono" href="/console/jobs/${e.job_id}">${e.job_id}</a></td>
                 <td class="num">${e.attempts}</td>
                 <td><code>${e.last_error ?? e.error_code ?? ''}</code></td>
                 <td>

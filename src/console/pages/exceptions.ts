@@ -26,8 +26,8 @@ function objectLinks(objects: Record<string, unknown>) {
   });
 }
 
-/** An exception's detail as labelled lines rather than raw JSON. */
-function detailLines(detail: Record<string, unknown>) {
+/** An exception's (or an alert's) detail as labelled lines rather than raw JSON. */
+export function detailLines(detail: Record<string, unknown>) {
   const show = (value: unknown): string =>
     value === null || value === undefined
       ? '—'
@@ -66,10 +66,9 @@ export const exceptionsPage: PageHandler = async ({ api, request, context }) => 
       <table>
         <thead>
           <tr>
-            <th>Class</th>
+            <th>Class, seen</th>
             <th>About</th>
             <th>Detail</th>
-            <th>First seen</th>
             <th>${status === 'open' ? 'Resolve' : 'Note'}</th>
           </tr>
         </thead>
@@ -77,13 +76,14 @@ export const exceptionsPage: PageHandler = async ({ api, request, context }) => 
           ${exceptions.data.map(
             (e) =>
               html`<tr>
-                <td>${badge(e.class)}</td>
-                <td>${objectLinks(e.objects)}</td>
-                <td>${detailLines(e.detail)}</td>
                 <td class="seen">
-                  ${when(e.first_seen_at)}${e.last_seen_at !== e.first_seen_at ? html`<br /><small>last ${when(e.last_seen_at)}</small>` : ''}
+                  ${badge(e.class)}<br /><small>first ${when(e.first_seen_at)}</small>${
+                    e.last_seen_at !== e.first_seen_at ? html`<br /><small>last ${when(e.last_seen_at)}</small>` : ''
+                  }
                 </td>
-                <td>
+                <td class="about">${objectLinks(e.objects)}</td>
+                <td class="detail">${detailLines(e.detail)}</td>
+                <td class="resolve">
                   ${
                     e.resolved
                       ? html`${e.resolution_note}`
@@ -105,7 +105,7 @@ export const exceptionsPage: PageHandler = async ({ api, request, context }) => 
           ${
             exceptions.data.length === 0
               ? html`<tr>
-                  <td colspan="5" class="muted">No ${status} exceptions.</td>
+                  <td colspan="4" class="muted">No ${status} exceptions.</td>
                 </tr>`
               : ''
           }

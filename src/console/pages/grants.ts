@@ -100,7 +100,7 @@ export function grantsSection(grants: GrantSummary[], currency: string, more: bo
         ${grants.map(
           (g) =>
             html`<tr>
-              <td class="mono" title="${g.id}">${g.id.slice(0, 13)}…<br /><small class="muted">${g.source}</small></td>
+              <td class="mono short-id" title="${g.id}">${g.id.slice(0, 13)}…<br /><small class="muted">${g.source}</small></td>
               <td>${badge(g.status)}</td>
               <td>${g.category}</td>
               <td class="num">${g.priority}</td>
@@ -140,7 +140,7 @@ export function fundingSection(funding: FundingShare[], currency: string): Html 
         ${funding.map(
           (s) =>
             html`<tr>
-              <td class="mono">${s.grant_id}</td>
+              <td class="mono id">${s.grant_id}</td>
               <td>${s.category}</td>
               <td class="num">${money(s.held, currency)}</td>
               <td class="num">${money(s.captured)}</td>

@@ -95,7 +95,7 @@ export const jobsPage: PageHandler = async ({ api, request, context }) => {
           ${jobs.data.map(
             (j) =>
               html`<tr>
-                <td><a class="mono" href="/console/jobs/${j.id}">${j.id}</a></td>
+                <td class="id"><a class="mono" href="/console/jobs/${j.id}">${j.id}</a></td>
                 <td>${badge(j.state)}</td>
                 <td>${j.model}</td>
                 <td>${j.provider}</td>

@@ -36,7 +36,7 @@ export const overviewPage: PageHandler = async ({ api, role, context }) => {
         ${card('Oldest pending', overview.oldest_pending_seconds === null ? '—' : `${Math.round(overview.oldest_pending_seconds)} s`, (overview.oldest_pending_seconds ?? 0) > 60)}
         ${card('Dead letters', overview.dead_letters, overview.dead_letters > 0, admin ? '/console/dead-letters' : undefined)}
         ${admin ? card('Open exceptions', overview.open_exceptions ?? 0, (overview.open_exceptions ?? 0) > 0, '/console/exceptions') : ''}
-        ${card('Alerts, 24 h', overview.alerts_last_24h, overview.alerts_last_24h > 0)}
+        ${card('Alerts, 24 h', overview.alerts_last_24h, overview.alerts_last_24h > 0, '/console/alerts')}
       </div>
       <h2>Last 24 hours</h2>
       <div class="charts">

@@ -50,7 +50,7 @@ export const tenantsPage: PageHandler = async ({ api, request, context }) => {
             (t) =>
               html`<tr>
                 <td><a href="/console/tenants/${t.id}">${t.name}</a></td>
-                <td class="mono">${t.id}</td>
+                <td class="mono id">${t.id}</td>
                 <td>${Object.entries(t.metadata ?? {}).map(([k, v]) => html`<span class="badge">${k}: ${v}</span> `)}</td>
                 <td>${when(t.created_at)}</td>
               </tr>`,
@@ -108,7 +108,7 @@ export function walletTable(wallets: Wallet[]) {
       ${wallets.map(
         (w) =>
           html`<tr>
-            <td><a class="mono" href="/console/wallets/${w.id}">${w.id}</a></td>
+            <td class="id"><a class="mono" href="/console/wallets/${w.id}">${w.id}</a></td>
             <td>${w.currency}</td>
             <td class="num">${money(w.balance)}</td>
             <td class="num">${money(w.reserved)}</td>

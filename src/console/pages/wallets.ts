@@ -137,7 +137,7 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
           ${holds.map(
             (j) =>
               html`<tr>
-                <td><a class="mono" href="/console/jobs/${j.id}">${j.id}</a></td>
+                <td class="id"><a class="mono" href="/console/jobs/${j.id}">${j.id}</a></td>
                 <td>${badge(j.state)}</td>
                 <td>${j.model}</td>
                 <td class="num">${money(j.reserved)}</td>
