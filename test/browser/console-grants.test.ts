@@ -115,3 +115,35 @@ describe("a wallet's grants and a job's funding in the console", () => {
     });
   }
 });
+
+describe("a job's corrections and a wallet's auto-recharge in the console", () => {
+  it('shows each grant’s adjusted column (a correction drawn past the used-up trial) and why a recharge cannot be made', async () => {
+    // +1.00: the trial is fully held or used, so the correction draws from the annual grant.
+    const correction = {
+      ...completion(world, jobId, { input_tokens: 16_000_000 }, 'job.usage_corrected'),
+      data: { ...completion(world, jobId, { input_tokens: 16_000_000 }).data, correction: 1 },
+    };
+    await deliver(server.url, world.provider, signDelivery(correction));
+    await waitUntil(async () => (await world.tenant.get(`/v1/jobs/${jobId}`)).body.adjusted === '1.000000');
+    const recharge = await world.tenant.request('PUT', `/v1/wallets/${world.walletId}/auto-recharge`, {
+      enabled: true,
+      threshold: '10.00',
+      target: '50.00',
+    });
+    expect(recharge.status, JSON.stringify(recharge.body)).toBe(200);
+    expect(recharge.body.blocked_reason).toBe('payments_not_configured');
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page, ADMIN_TOKEN);
+    await visit(page, `/console/jobs/${jobId}`, 'funding-adjusted');
+    const header = await page.locator('table.funding thead th').allTextContents();
+    expect(header.map((h) => h.trim())).toContain('Adjusted');
+    const annual = page.locator('table.funding tbody tr', { has: page.locator(`td:text-is("${grantIds.annual}")`) });
+    const cells = (await annual.locator('td').allTextContents()).map((c) => c.trim());
+    expect(cells.at(-1)).toBe('1.000000');
+    await visit(page, `/console/wallets/${world.walletId}`, 'wallet-auto-recharge');
+    await expect.poll(() => page.locator('dd.blocked').getAttribute('data-reason')).toBe('payments_not_configured');
+    expect(await page.locator('dd.blocked').textContent()).toMatch(/Stripe is not configured/);
+    await page.close();
+  });
+});

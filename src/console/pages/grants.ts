@@ -25,6 +25,8 @@ export interface FundingShare {
   captured: string;
   returned: string;
   refunded: string;
+  /** signed: the job's corrections on this grant, net of refunds (cost on the grant = captured + adjusted) */
+  adjusted: string;
 }
 
 const NOT_ENTERED = new Set(['scheduled', 'awaiting_payment', 'canceled']);
@@ -134,6 +136,9 @@ export function fundingSection(funding: FundingShare[], currency: string): Html 
           <th class="num">Captured</th>
           <th class="num">Returned</th>
           <th class="num">Refunded</th>
+          <th class="num" title="the job's corrections on this grant, net of refunds: its cost on the grant is captured + adjusted">
+            Adjusted
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -146,12 +151,13 @@ export function fundingSection(funding: FundingShare[], currency: string): Html 
               <td class="num">${money(s.captured)}</td>
               <td class="num">${money(s.returned)}</td>
               <td class="num">${money(s.refunded)}</td>
+              <td class="num">${money(s.adjusted)}</td>
             </tr>`,
         )}
         ${
           funding.length === 0
             ? html`<tr>
-                <td colspan="6" class="muted">This job holds nothing.</td>
+                <td colspan="7" class="muted">This job holds nothing.</td>
               </tr>`
             : ''
         }

@@ -31,6 +31,54 @@ interface Entry {
   balance_after?: string;
   available_after?: string;
 }
+interface AutoRecharge {
+  enabled: boolean;
+  threshold: string;
+  target: string;
+  monthly_limit: string | null;
+  consecutive_failures: number;
+  disabled_reason: string | null;
+  in_flight: boolean;
+  blocked_reason: string | null;
+}
+
+/** Why a recharge due now could not be made, in the words an operator acts on. */
+const BLOCKED: Record<string, string> = {
+  payments_not_configured: 'Stripe is not configured (PUT /v1/payment-settings/stripe): no recharge can be made.',
+  no_payment_method: 'No card is known for this tenant yet: a recharge needs one successful Checkout first.',
+  monthly_limit: "This month's recharges have reached the monthly limit: none more until next month (UTC).",
+};
+
+/** The wallet's auto-recharge: its settings, whether one is in flight, and why none can be made (blocked_reason). */
+function autoRechargeSection(r: AutoRecharge, currency: string) {
+  if (!r.enabled && r.disabled_reason === null && r.consecutive_failures === 0) return '';
+  return html`<h2>Auto-recharge</h2>
+    <dl class="facts">
+      <dt>State</dt>
+      <dd>${r.enabled ? badge('enabled') : badge('disabled')}${r.in_flight ? html` ${badge('in flight')}` : ''}</dd>
+      <dt>Below</dt>
+      <dd class="num">${money(r.threshold, currency)}</dd>
+      <dt>Up to</dt>
+      <dd class="num">${money(r.target, currency)}</dd>
+      <dt>Monthly limit</dt>
+      <dd class="num">${r.monthly_limit === null ? 'none' : money(r.monthly_limit, currency)}</dd>
+      <dt>Failures in a row</dt>
+      <dd>${String(r.consecutive_failures)}</dd>
+      ${
+        r.disabled_reason
+          ? html`<dt>Disabled because</dt>
+              <dd>${r.disabled_reason}</dd>`
+          : ''
+      }
+      ${
+        r.blocked_reason
+          ? html`<dt>Blocked</dt>
+              <dd class="blocked" data-reason="${r.blocked_reason}">${BLOCKED[r.blocked_reason] ?? r.blocked_reason}</dd>`
+          : ''
+      }
+    </dl>`;
+}
+
 interface JobSummary {
   id: string;
   state: string;
@@ -58,6 +106,7 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
   const { params, direction } = pageQuery({ ...query, limit: query.limit ?? '50' });
   const entries = await api.get<List<Entry>>(`/v1/wallets/${wallet.id}/entries?${params}`);
   const grants = await api.get<List<GrantSummary>>(`/v1/wallets/${wallet.id}/grants?limit=100`);
+  const recharge = await api.get<AutoRecharge>(`/v1/wallets/${wallet.id}/auto-recharge`);
   const holds = (
     await Promise.all(
       NON_TERMINAL_STATES.map((state) => api.get<List<JobSummary>>(`/v1/jobs?wallet_id=${wallet.id}&state=${state}&limit=100`)),
@@ -112,7 +161,7 @@ export const walletPage: PageHandler = async ({ api, request, context }) => {
         <dt>Opened</dt>
         <dd>${when(wallet.created_at)}</dd>
       </dl>
-      ${grantsSection(grants.data, wallet.currency, grants.has_more)}
+      ${grantsSection(grants.data, wallet.currency, grants.has_more)} ${autoRechargeSection(recharge, wallet.currency)}
       <h2>Balance over time</h2>
       <div class="chart" data-series="balance-series" role="img" aria-label="balance after each entry"></div>
       ${jsonScript('balance-series', {
