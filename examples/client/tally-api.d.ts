@@ -283,6 +283,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs/{id}/adjustments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Operator: bill a captured or released job for this usage (its total charge becomes billable(usage) at its pinned price), as the job's next correction; Idempotency-Key required */
+        post: operations["adjustJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -3892,7 +3909,7 @@ export interface operations {
                              */
                             received_at: string;
                         }[];
-                        /** @description the hold split across the wallet's grants, in allocation order (the order captures consume them): `held` stays as allocated; once the hold is resolved, captured + returned = held; `refunded` is what later refunds gave back of the captured part */
+                        /** @description the job's money per grant: the hold's shares in allocation order (the order captures consume them), then the grants only adjustments reached. Per row: once the hold is resolved, held = captured + returned; the job's cost on the grant = captured + adjusted; `refunded` is what refunds gave back of the captured part (already counted in `adjusted`) */
                         funding: {
                             grant_id: string;
                             category: "paid" | "promotional";
@@ -3916,7 +3933,17 @@ export interface operations {
                              * @example 12.50
                              */
                             refunded: string;
+                            /**
+                             * @description signed: what the job's positive adjustments drew from this grant, less what its refunds gave back (of those draws and of `captured`)
+                             * @example -0.000150
+                             */
+                            adjusted: string;
                         }[];
+                        /**
+                         * @description the part of the job's adjustments no grant covered (the wallet's debt), net of refunds: Σ funding (captured + adjusted) + funding_debt = captured + adjusted
+                         * @example 12.50
+                         */
+                        funding_debt: string;
                     };
                 };
             };
@@ -4181,7 +4208,7 @@ export interface operations {
                              */
                             received_at: string;
                         }[];
-                        /** @description the hold split across the wallet's grants, in allocation order (the order captures consume them): `held` stays as allocated; once the hold is resolved, captured + returned = held; `refunded` is what later refunds gave back of the captured part */
+                        /** @description the job's money per grant: the hold's shares in allocation order (the order captures consume them), then the grants only adjustments reached. Per row: once the hold is resolved, held = captured + returned; the job's cost on the grant = captured + adjusted; `refunded` is what refunds gave back of the captured part (already counted in `adjusted`) */
                         funding: {
                             grant_id: string;
                             category: "paid" | "promotional";
@@ -4205,7 +4232,17 @@ export interface operations {
                              * @example 12.50
                              */
                             refunded: string;
+                            /**
+                             * @description signed: what the job's positive adjustments drew from this grant, less what its refunds gave back (of those draws and of `captured`)
+                             * @example -0.000150
+                             */
+                            adjusted: string;
                         }[];
+                        /**
+                         * @description the part of the job's adjustments no grant covered (the wallet's debt), net of refunds: Σ funding (captured + adjusted) + funding_debt = captured + adjusted
+                         * @example 12.50
+                         */
+                        funding_debt: string;
                     };
                 };
             };
@@ -4491,7 +4528,7 @@ export interface operations {
                              */
                             received_at: string;
                         }[];
-                        /** @description the hold split across the wallet's grants, in allocation order (the order captures consume them): `held` stays as allocated; once the hold is resolved, captured + returned = held; `refunded` is what later refunds gave back of the captured part */
+                        /** @description the job's money per grant: the hold's shares in allocation order (the order captures consume them), then the grants only adjustments reached. Per row: once the hold is resolved, held = captured + returned; the job's cost on the grant = captured + adjusted; `refunded` is what refunds gave back of the captured part (already counted in `adjusted`) */
                         funding: {
                             grant_id: string;
                             category: "paid" | "promotional";
@@ -4515,7 +4552,17 @@ export interface operations {
                              * @example 12.50
                              */
                             refunded: string;
+                            /**
+                             * @description signed: what the job's positive adjustments drew from this grant, less what its refunds gave back (of those draws and of `captured`)
+                             * @example -0.000150
+                             */
+                            adjusted: string;
                         }[];
+                        /**
+                         * @description the part of the job's adjustments no grant covered (the wallet's debt), net of refunds: Σ funding (captured + adjusted) + funding_debt = captured + adjusted
+                         * @example 12.50
+                         */
+                        funding_debt: string;
                     };
                 };
             };
@@ -4575,6 +4622,357 @@ export interface operations {
             };
             /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adjustJob: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description required: the call is applied once per key; a retry with the same key and body replays the first answer */
+                "idempotency-key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description usage per dimension: non-negative safe integers
+                     * @example {
+                     *       "input_tokens": 1200,
+                     *       "output_tokens": 340
+                     *     }
+                     */
+                    usage: {
+                        [key: string]: number;
+                    };
+                    /** @description why: kept on the settlement (`reason`: "operator: …") and on the exception it resolves */
+                    reason: string;
+                    /** @description a reconciliation exception this adjustment settles: resolved in the same transaction */
+                    exception_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description a job with its settlements (each with its pricing snapshot), its provider events and its alerts */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        state: "reserved" | "running" | "cancel_requested" | "usage_pending" | "captured" | "released";
+                        wallet_id: string;
+                        provider: string;
+                        provider_job_ref: string | null;
+                        model: string;
+                        currency: string;
+                        /**
+                         * @description usage per dimension: non-negative safe integers
+                         * @example {
+                         *       "input_tokens": 1200,
+                         *       "output_tokens": 340
+                         *     }
+                         */
+                        limits: {
+                            [key: string]: number;
+                        };
+                        /**
+                         * @description an object of your own labels: up to 50 keys of 1 to 40 characters, each value a string of at most 500 characters
+                         * @example {
+                         *       "order_id": "ord_1234"
+                         *     }
+                         */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        price_version: number;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        reserved: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        captured: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        released: string;
+                        /**
+                         * @description a signed decimal string in major units
+                         * @example -0.000150
+                         */
+                        adjusted: string;
+                        cancel_requested_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339, UTC
+                         */
+                        hold_expires_at: string;
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339, UTC
+                         */
+                        created_at: string;
+                        settlements: {
+                            /** @description the settlement key: tenant, job, phase (and version for adjustments) */
+                            key: string;
+                            charge_type: "capture" | "release" | "adjustment";
+                            version: number;
+                            /**
+                             * @description a signed decimal string in major units
+                             * @example -0.000150
+                             */
+                            amount: string;
+                            /** @enum {string} */
+                            status: "posted";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            released_remainder?: string;
+                            reason?: string;
+                            /** @description everything that made the amount: usage, the pinned price version, each line, the cap */
+                            pricing?: {
+                                /**
+                                 * @description usage per dimension: non-negative safe integers
+                                 * @example {
+                                 *       "input_tokens": 1200,
+                                 *       "output_tokens": 340
+                                 *     }
+                                 */
+                                usage: {
+                                    [key: string]: number;
+                                };
+                                priceBookId: string;
+                                model: string;
+                                currency: string;
+                                priceVersion: number;
+                                unitPrices: {
+                                    [key: string]: string;
+                                };
+                                /** @example per_dimension_half_up_micro */
+                                rounding: string;
+                                lines: {
+                                    dimension: string;
+                                    units: number;
+                                    /**
+                                     * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                     * @example 12.50
+                                     */
+                                    unitPrice: string;
+                                    /**
+                                     * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                     * @example 12.50
+                                     */
+                                    amount: string;
+                                }[];
+                                /**
+                                 * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                 * @example 12.50
+                                 */
+                                price: string;
+                                /**
+                                 * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                 * @example 12.50
+                                 */
+                                billable: string;
+                                /**
+                                 * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                 * @example 12.50
+                                 */
+                                cap?: string;
+                            };
+                        }[];
+                        events: {
+                            event_key: string;
+                            provider: string;
+                            /** @example job.completed */
+                            type: string;
+                            state: "pending" | "processing" | "applied" | "no_effect" | "stale" | "dead" | "discarded";
+                            reason: string | null;
+                            attempts: number;
+                            error_code: ("usage_fetch_failed" | "settlement_failed") | null;
+                            last_error?: string | null;
+                            discarded_by?: string | null;
+                            discarded_at?: string | null;
+                            discard_note?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            received_at: string;
+                            processed_at: string | null;
+                        }[];
+                        /** @description the classes of the alerts raised for this job */
+                        alerts: string[];
+                        /** @description each alert raised for this job, oldest first, with the amounts it saw */
+                        alert_details: {
+                            class: string;
+                            /** @description what raised it: a settlement key, or provider/event_key */
+                            source: string;
+                            /** @description what was seen, per class (as GET /v1/alerts shows it) */
+                            detail: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
+                        }[];
+                        /** @description every webhook delivery that named this job, duplicates included, oldest first */
+                        deliveries: {
+                            provider: string;
+                            event_key: string;
+                            outcome: "accepted" | "already_accepted" | "event_key_conflict" | "event_mismatch";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            received_at: string;
+                        }[];
+                        /** @description the job's money per grant: the hold's shares in allocation order (the order captures consume them), then the grants only adjustments reached. Per row: once the hold is resolved, held = captured + returned; the job's cost on the grant = captured + adjusted; `refunded` is what refunds gave back of the captured part (already counted in `adjusted`) */
+                        funding: {
+                            grant_id: string;
+                            category: "paid" | "promotional";
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            held: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            captured: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            returned: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            refunded: string;
+                            /**
+                             * @description signed: what the job's positive adjustments drew from this grant, less what its refunds gave back (of those draws and of `captured`)
+                             * @example -0.000150
+                             */
+                            adjusted: string;
+                        }[];
+                        /**
+                         * @description the part of the job's adjustments no grant covered (the wallet's debt), net of refunds: Σ funding (captured + adjusted) + funding_debt = captured + adjusted
+                         * @example 12.50
+                         */
+                        funding_debt: string;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6198,7 +6596,7 @@ export interface operations {
                 starting_after?: string;
                 /** @description an object id: the page of objects before it (newer) */
                 ending_before?: string;
-                class?: "terminal_job_without_settlement" | "settlement_without_entries" | "hold_captured_and_released" | "hold_open_past_expiry" | "event_stuck" | "event_dead" | "projection_drift" | "currency_sum_nonzero" | "usage_mismatch" | "event_key_conflict" | "event_mismatch" | "late_success_after_release" | "late_usage_after_release" | "usage_exceeds_reservation" | "wallet_overdrawn" | "running_balance_drift" | "spend_period_drift" | "grant_drift" | "grant_expiry_overdue" | "allocation_mismatch" | "payment_mismatch" | "payment_event_stuck" | "recharge_unresolved";
+                class?: "terminal_job_without_settlement" | "settlement_without_entries" | "hold_captured_and_released" | "hold_open_past_expiry" | "event_stuck" | "event_dead" | "projection_drift" | "currency_sum_nonzero" | "usage_mismatch" | "event_key_conflict" | "event_mismatch" | "late_success_after_release" | "late_usage_after_release" | "usage_exceeds_reservation" | "wallet_overdrawn" | "running_balance_drift" | "spend_period_drift" | "grant_drift" | "grant_expiry_overdue" | "allocation_mismatch" | "payment_mismatch" | "payment_not_credited" | "payment_event_stuck" | "recharge_unresolved";
                 status?: "open" | "resolved" | "cleared";
                 /** @description the admin: only this tenant's objects; a tenant key may name only its own tenant (any other is 403) */
                 tenant_id?: string;
@@ -8729,6 +9127,8 @@ export interface operations {
                         disabled_reason: string | null;
                         /** @description a recharge is awaiting its payment */
                         in_flight: boolean;
+                        /** @description why a recharge due now could not be made: Stripe not configured, no card learnt from a successful checkout yet, or the monthly limit reached; null when it could (or auto-recharge is off) */
+                        blocked_reason: "payments_not_configured" | "no_payment_method" | "monthly_limit" | null;
                     };
                 };
             };
@@ -8832,6 +9232,8 @@ export interface operations {
                         disabled_reason: string | null;
                         /** @description a recharge is awaiting its payment */
                         in_flight: boolean;
+                        /** @description why a recharge due now could not be made: Stripe not configured, no card learnt from a successful checkout yet, or the monthly limit reached; null when it could (or auto-recharge is off) */
+                        blocked_reason: "payments_not_configured" | "no_payment_method" | "monthly_limit" | null;
                     };
                 };
             };
