@@ -64,23 +64,6 @@ async function applyRefund(tx: Queryable, refund: RefundFacts, payment: PaymentR
   if (payment.outcome !== 'activated' || !payment.grant_id) return { kind: 'no_effect', reason: 'payment_brought_no_money' };
   const grant = (await findGrant(tx, { id: payment.grant_id }))!;
   const existing = await findRefund(tx, refund.id);
-  if (!sameCurrency(refund.currency, payment.currency)) {
-    // Never converted: 1000 JPY is not 10.00 USD. Kept, posted never, named by reconciliation.
-    await saveRefund(tx, {
-      refund_id: refund.id,
-      payment_intent: payment.payment_intent,
-      grant_id: grant.id,
-      tenant_id: grant.tenant_id,
-      amount_minor: refund.amountMinor,
-      status: refund.status,
-      posted: existing?.posted ?? false,
-      reversed: existing?.reversed ?? false,
-      mismatch: currencyMismatch('refund', refund.currency, payment.currency),
-    });
-    return { kind: 'no_effect', reason: 'payment_mismatch' };
-  }
-  const amount = minorToMicros(refund.amountMinor, grant.currency);
-  const key = `${grant.tenant_id}:refund:${refund.id}`;
   const row = {
     refund_id: refund.id,
     payment_intent: payment.payment_intent,
@@ -91,6 +74,13 @@ async function applyRefund(tx: Queryable, refund: RefundFacts, payment: PaymentR
     posted: existing?.posted ?? false,
     reversed: existing?.reversed ?? false,
   };
+  if (!sameCurrency(refund.currency, payment.currency)) {
+    // Never converted: 1000 JPY is not 10.00 USD. Kept, posted never, named by reconciliation.
+    await saveRefund(tx, { ...row, mismatch: currencyMismatch('refund', refund.currency, payment.currency) });
+    return { kind: 'no_effect', reason: 'payment_mismatch' };
+  }
+  const amount = minorToMicros(refund.amountMinor, grant.currency);
+  const key = `${grant.tenant_id}:refund:${refund.id}`;
   if (existing && refundUndone(existing.status) && !refundUndone(refund.status))
     return { kind: 'no_effect', reason: 'refund_already_ended' }; // an older event arriving late
   if (refundTakesMoney(refund.status)) {

@@ -4,6 +4,7 @@ import { decideRecharge } from '../../src/funds/payments/recharge-decision.js';
 import { stripeEvent } from '../../src/simulator/stripe/index.js';
 import { assertLedgerInvariants } from '../support/invariants.js';
 import { checkout, eventsSettled, grantRow, paymentTenant, paymentsStack, walletMoney, type PaymentTenant } from '../support/payments.js';
+import { autoRecharge, payingWorld } from '../support/paying-world.js';
 import { waitUntil } from '../support/server.js';
 import { createWorld, submitJob } from '../support/world.js';
 
@@ -26,25 +27,6 @@ async function reconcile(repair = false) {
   const run = await stack.admin.post('/v1/reconciliation/runs', { repair });
   expect(run.status, JSON.stringify(run.body)).toBe(201);
   return run.body as { clean: boolean; exceptions: { class: string; objects: Record<string, unknown>; detail: Record<string, unknown> }[] };
-}
-
-/** A tenant whose checkout is paid with every event Stripe sends (its card learnt), auto-recharge ready to set. */
-async function payingWorld(amount = '10.00') {
-  const world = await createWorld(stack.admin, { credit: '0' });
-  const payer: PaymentTenant = { tenantId: world.tenantId, tenant: world.tenant, walletId: world.walletId };
-  await stack.startWorkers(1);
-  const session = await checkout(payer, amount);
-  for (const event of await stack.stripe.completeCheckout(session.id, { send: false })) await stack.send(event);
-  await eventsSettled(stack.db.pool);
-  expect((await grantRow(stack.db.pool, session.grant_id)).status).toBe('active');
-  await stack.stopWorkers();
-  return { world, payer, session };
-}
-
-async function autoRecharge(payer: PaymentTenant, body: Record<string, unknown>) {
-  const answer = await payer.tenant.request('PUT', `/v1/wallets/${payer.walletId}/auto-recharge`, body);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body;
 }
 
 const balanceOf = async (payer: PaymentTenant) => (await payer.tenant.get(`/v1/wallets/${payer.walletId}`)).body.balance as string;
@@ -119,7 +101,7 @@ describe('money taken always lands', () => {
   });
 
   it('a recharge grant voided while in flight no longer counts as in flight', async () => {
-    const { world, payer } = await payingWorld('10.00');
+    const { world, payer } = await payingWorld(stack, '10.00');
     await autoRecharge(payer, { enabled: true, threshold: '9.99', target: '20.00' });
     await submitJob(world);
     const [recharge] = await q<{ id: string }>(`select id from grants where wallet_id = $1 and source = 'auto_recharge'`, [payer.walletId]);
@@ -135,7 +117,7 @@ describe('money taken always lands', () => {
 
 describe('auto-recharge turned off', () => {
   it('cancels a recharge that Stripe has not accepted yet before its next attempt, instead of charging the card', async () => {
-    const { world, payer } = await payingWorld('10.00');
+    const { world, payer } = await payingWorld(stack, '10.00');
     await autoRecharge(payer, { enabled: true, threshold: '9.99', target: '20.00' });
     stack.stripe.failNext(1, /^\/v1\/payment_intents$/, 503);
     await submitJob(world);
@@ -178,7 +160,7 @@ describe('the card of a checkout', () => {
   });
 
   it('says why a recharge cannot be made: the monthly limit', async () => {
-    const { payer } = await payingWorld('10.00');
+    const { payer } = await payingWorld(stack, '10.00');
     expect(await autoRecharge(payer, { enabled: true, threshold: '5.00', target: '20.00', monthly_limit: '0.10' })).toMatchObject({
       blocked_reason: 'monthly_limit',
     });
@@ -251,7 +233,7 @@ describe('amounts Stripe can charge', () => {
 
 describe('refunds and disputes in another currency, and the balance limit', () => {
   it('posts nothing for a JPY refund or dispute of a USD payment and names it (payment_mismatch)', async () => {
-    const { payer } = await payingWorld('10.00');
+    const { payer } = await payingWorld(stack, '10.00');
     const [payment] = await q<{ payment_intent: string; charge_id: string }>(
       `select payment_intent, charge_id from stripe_payments where wallet_id = $1`,
       [payer.walletId],

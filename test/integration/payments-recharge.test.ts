@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { assertLedgerInvariants } from '../support/invariants.js';
-import { STRIPE_SECRET, checkout, eventsSettled, grantRow, paymentsStack, type PaymentTenant } from '../support/payments.js';
+import { STRIPE_SECRET, checkout, eventsSettled, grantRow, paymentsStack } from '../support/payments.js';
+import { autoRecharge, payingWorld } from '../support/paying-world.js';
 import { waitUntil } from '../support/server.js';
 import { createWorld, submitJob } from '../support/world.js';
 
@@ -16,25 +17,6 @@ afterEach(async () => {
 });
 
 const q = async <T extends object = any>(sql: string, values: unknown[] = []) => (await stack.db.pool.query<T>(sql, values)).rows;
-
-/** A tenant with a provider, a price (a job of 10,000 + 5,000 tokens reserves 0.02) and a checkout paid by card. */
-async function payingWorld(amount = '10.00') {
-  const world = await createWorld(stack.admin, { credit: '0' });
-  const payer: PaymentTenant = { tenantId: world.tenantId, tenant: world.tenant, walletId: world.walletId };
-  await stack.startWorkers(1);
-  const session = await checkout(payer, amount);
-  for (const event of await stack.stripe.completeCheckout(session.id, { send: false })) await stack.send(event);
-  await eventsSettled(stack.db.pool);
-  expect((await grantRow(stack.db.pool, session.grant_id)).status).toBe('active');
-  await stack.stopWorkers();
-  return { world, payer, session };
-}
-
-async function autoRecharge(payer: PaymentTenant, body: Record<string, unknown>) {
-  const answer = await payer.tenant.request('PUT', `/v1/wallets/${payer.walletId}/auto-recharge`, body);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body;
-}
 
 describe('Checkout top-ups', () => {
   it('makes the grant, the tenant’s customer once and one session with the contract’s parameters; a retry replays it', async () => {
@@ -117,7 +99,7 @@ describe('Checkout top-ups', () => {
 
 describe('auto-recharge', () => {
   it('decides one recharge for 20 concurrent reservations crossing the threshold, charged once with the grant’s key', async () => {
-    const { world, payer } = await payingWorld('10.00');
+    const { world, payer } = await payingWorld(stack, '10.00');
     expect(await autoRecharge(payer, { enabled: true, threshold: '9.70', target: '20.00' })).toMatchObject({
       enabled: true,
       in_flight: false,
@@ -153,7 +135,7 @@ describe('auto-recharge', () => {
   });
 
   it('stays within the monthly limit, counting what is in flight', async () => {
-    const { world, payer } = await payingWorld('10.00');
+    const { world, payer } = await payingWorld(stack, '10.00');
     await autoRecharge(payer, { enabled: true, threshold: '9.99', target: '30.00', monthly_limit: '15.00' });
     await submitJob(world);
     const recharges = await q<{ amount: bigint }>(`select amount from grants where wallet_id = $1 and source = 'auto_recharge'`, [
@@ -163,7 +145,7 @@ describe('auto-recharge', () => {
   });
 
   it('disables itself after three declined recharges and sends auto_recharge.disabled once', async () => {
-    const { world, payer } = await payingWorld('10.00');
+    const { world, payer } = await payingWorld(stack, '10.00');
     // an endpoint of the tenant's, so its messages are written (none is delivered here)
     await stack.db.pool.query(
       `insert into webhook_endpoints (id, tenant_id, url, events, secret) values ($1, $2, 'https://example.com/hook', '{*}', 'whsec_dGVzdA==')`,
@@ -235,7 +217,7 @@ describe('reconciliation of payments', () => {
   it('finds payment_mismatch, payment_event_stuck and recharge_unresolved, each once per object', async () => {
     const { findInconsistencies } = await import('../../src/reconcile/checks.js');
     const { stripeEvent } = await import('../../src/simulator/stripe/index.js');
-    const { world, payer } = await payingWorld('10.00');
+    const { world, payer } = await payingWorld(stack, '10.00');
     // a payment of another amount than its grant's
     const session = await checkout(payer, '7.00');
     const pi = `pi_${randomUUID().replaceAll('-', '')}`;
@@ -291,7 +273,7 @@ describe('a refund of credit already spent', () => {
     const { Worker } = await import('../../src/worker/worker.js');
     const { runDueDuties } = await import('../../src/duties/duties.js');
     const { providerEvent, send, settledJob } = await import('../support/jobs.js');
-    const { world, payer, session } = await payingWorld('10.00');
+    const { world, payer, session } = await payingWorld(stack, '10.00');
     await stack.db.pool.query(
       `insert into webhook_endpoints (id, tenant_id, url, events, secret) values ($1, $2, 'https://example.com/hook', '{*}', 'whsec_dGVzdA==')`,
       [randomUUID(), payer.tenantId],

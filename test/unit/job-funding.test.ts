@@ -9,6 +9,7 @@ import {
   type PostingResult,
   type WalletFunds,
 } from '../../src/funds/posting/index.js';
+import { T0, grantFixture } from '../support/grant-fixture.js';
 
 /**
  * A job's funding rows (CONTRACT.md "Credit grants": funding): every movement of the job
@@ -16,24 +17,8 @@ import {
  * job's cost on the grant = captured + adjusted — and the rows with the debt add up to
  * what the job was charged, whatever its corrections.
  */
-const T0 = 1_800_000_000_000_000n;
-
 function grant(id: string, priority: number): Grant {
-  return {
-    id,
-    category: priority < 50 ? 'promotional' : 'paid',
-    priority,
-    effectiveAt: T0,
-    expiresAt: null,
-    createdAt: T0,
-    remaining: 0n,
-    held: 0n,
-    voided: false,
-    disputed: false,
-    expiryPosted: false,
-    expiredAmount: 0n,
-    voidedAmount: 0n,
-  };
+  return grantFixture(id, { category: priority < 50 ? 'promotional' : 'paid', priority });
 }
 
 function ok(result: PostingResult): Extract<PostingResult, { ok: true }> {

@@ -15,27 +15,9 @@ import {
   type PostingResult,
   type WalletFunds,
 } from '../../src/funds/posting/index.js';
+import { T0, grantFixture } from '../support/grant-fixture.js';
 
-const T0 = 1_800_000_000_000_000n; // µs
-
-function grant(id: string, fields: Partial<Grant> = {}): Grant {
-  return {
-    id,
-    category: 'paid',
-    priority: 50,
-    effectiveAt: T0,
-    expiresAt: null,
-    createdAt: T0,
-    remaining: 0n,
-    held: 0n,
-    voided: false,
-    disputed: false,
-    expiryPosted: false,
-    expiredAmount: 0n,
-    voidedAmount: 0n,
-    ...fields,
-  };
-}
+const grant = grantFixture;
 
 function ok(result: PostingResult): Extract<PostingResult, { ok: true }> {
   if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.refusal, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))}`);
