@@ -411,7 +411,7 @@ describe('the operator console', () => {
       // it (the usage, its price, what went unbilled) is rightly several lines.
       const heights = await page.$$eval(`${idCells} > a.mono`, (ids) =>
         ids.map((id) => {
-          const text = document.createRange();
+          const text = id.ownerDocument.createRange();
           text.selectNodeContents(id);
           return text.getBoundingClientRect().height;
         }),
