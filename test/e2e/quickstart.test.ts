@@ -121,6 +121,8 @@ describe("README's quickstart", () => {
     const token = tokenOf(first.output());
     expect(token).toMatch(/^\S{20,}$/);
     expect(first.output()).toContain(`Tally is ready: http://127.0.0.1:`);
+    // The banner's first step follows the ready line once serve has counted the tenants (a query).
+    await waitUntil(() => first.output().includes('First step, in another terminal'), 10_000);
     expect(first.output()).toMatch(/API description \(OpenAPI 3\): http:\/\/127\.0\.0\.1:\d+\/openapi\.json/);
     expect(first.output()).toMatch(/First step, in another terminal: TALLY_URL=http:\/\/127\.0\.0\.1:\d+ \.\/bin\/tally tenants create acme/);
     expect((await stat(join(dataDir, 'admin-token'))).mode & 0o777).toBe(0o600);
