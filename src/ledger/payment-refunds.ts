@@ -120,19 +120,27 @@ async function disputedPayment(tx: Queryable, dispute: DisputeFacts): Promise<Pa
   if (!sameCurrency(dispute.currency, payment.currency)) {
     // Neither frozen nor posted: kept with why, named by reconciliation (payment_mismatch).
     const grant = (await findGrant(tx, { id: payment.grant_id }))!;
+    // closed: it never froze anything, so no later close has anything to undo
     await saveDispute(tx, {
-      dispute_id: dispute.id,
-      payment_intent: payment.payment_intent,
-      grant_id: grant.id,
-      tenant_id: grant.tenant_id,
-      amount_minor: dispute.amountMinor,
-      status: dispute.status,
-      closed: true, // it never froze anything: no later close has anything to undo
+      ...disputeRow(dispute, payment, grant, true),
       mismatch: currencyMismatch('dispute', dispute.currency, payment.currency),
     });
     return { kind: 'no_effect', reason: 'payment_mismatch' };
   }
   return payment;
+}
+
+/** A dispute's record: Stripe's facts, its payment and the grant it is about. */
+function disputeRow(dispute: DisputeFacts, payment: PaymentRow, grant: { id: string; tenant_id: string }, closed: boolean) {
+  return {
+    dispute_id: dispute.id,
+    payment_intent: payment.payment_intent,
+    grant_id: grant.id,
+    tenant_id: grant.tenant_id,
+    amount_minor: dispute.amountMinor,
+    status: dispute.status,
+    closed,
+  };
 }
 
 function currencyMismatch(what: 'refund' | 'dispute', theirs: string, payments: string): string {
@@ -147,15 +155,7 @@ export async function applyDisputeOpened(tx: Queryable, dispute: DisputeFacts): 
   if (existing) return { kind: 'no_effect', reason: existing.closed ? 'dispute_already_closed' : 'dispute_already_open' };
   const grant = (await findGrant(tx, { id: payment.grant_id! }))!;
   await freezeGrant(tx, grant.id, true);
-  await saveDispute(tx, {
-    dispute_id: dispute.id,
-    payment_intent: payment.payment_intent,
-    grant_id: grant.id,
-    tenant_id: grant.tenant_id,
-    amount_minor: dispute.amountMinor,
-    status: dispute.status,
-    closed: false,
-  });
+  await saveDispute(tx, disputeRow(dispute, payment, grant, false));
   await notePaymentIds(tx, grant.id, { dispute: dispute.id });
   const amount = minorToMicros(dispute.amountMinor, grant.currency);
   await enqueueMessages(tx, [
@@ -185,15 +185,7 @@ export async function applyDisputeClosed(tx: Queryable, dispute: DisputeFacts): 
       reference: `stripe ${dispute.id}`,
     });
   }
-  await saveDispute(tx, {
-    dispute_id: dispute.id,
-    payment_intent: payment.payment_intent,
-    grant_id: grant.id,
-    tenant_id: grant.tenant_id,
-    amount_minor: dispute.amountMinor,
-    status: dispute.status,
-    closed: true,
-  });
+  await saveDispute(tx, disputeRow(dispute, payment, grant, true));
   await notePaymentIds(tx, grant.id, { dispute: dispute.id });
   await enqueueMessages(tx, [
     paymentMessage('payment.disputed', grant, payment.payment_intent, { amount, dispute_id: dispute.id, status: dispute.status }),
