@@ -127,7 +127,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
 const DRAIN_LIMIT_BYTES = 4 * BODY_LIMIT_BYTES;
 
 /**
- * The router refuses before anything reads the body. Answered at once, the socket would
+ * The router, and Fastify's body limit (413), refuse before the body is read. Answered at once, the socket would
  * close with the client's body still unread, and the kernel resets such a connection: a
  * client still sending sees ECONNRESET instead of the answer (seen under load in the HTTP
  * fuzz test). So the body is read and dropped first, up to a bound; beyond it the
@@ -135,16 +135,24 @@ const DRAIN_LIMIT_BYTES = 4 * BODY_LIMIT_BYTES;
  */
 function afterBody(request: FastifyRequest, answer: () => void): void {
   const raw = request.raw;
-  if (raw.complete) {
+  if (raw.complete || raw.destroyed || raw.readableEnded) {
     answer();
     return;
   }
+  let answered = false;
+  const answerOnce = () => {
+    if (answered) return;
+    answered = true;
+    answer();
+  };
   let seen = 0;
   raw.on('data', (chunk: Buffer) => {
     seen += chunk.length;
     if (seen > DRAIN_LIMIT_BYTES) raw.destroy();
   });
-  raw.once('end', answer);
+  raw.once('end', answerOnce);
+  // Cut, or gone: the reply is still settled, so nothing waits on it.
+  raw.once('close', answerOnce);
   raw.once('error', () => {});
   raw.resume();
 }
@@ -154,7 +162,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     const known = toApiError(error);
     if (known) {
       if (known.status >= 500) request.log.warn({ err: error }, known.message);
-      return reply.code(known.status).send(errorBody(known.code, known.message, known.param));
+      // A body refused before it was read (413) is drained first, as the router's refusals are.
+      afterBody(request, () => void reply.code(known.status).send(errorBody(known.code, known.message, known.param)));
+      return reply;
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send(errorBody('internal_error', 'an internal error occurred; it has been logged'));
