@@ -6,7 +6,7 @@ import { buildApp } from '../../src/api/app.js';
 import type { Pool } from '../../src/db/pool.js';
 import { PaymentsWorker } from '../../src/worker/payments-worker.js';
 import { destinationPolicy } from '../../src/outbound/destinations.js';
-import { LocalStripe, sendStripeEvent, type StripeEvent } from '../../src/simulator/stripe/index.js';
+import { LocalStripe, sendStripeEvent, type LocalStripeOptions, type StripeEvent } from '../../src/simulator/stripe/index.js';
 import { Client } from './client.js';
 import { freshDatabase, type TestDatabase } from './database.js';
 import { ADMIN_TOKEN, waitUntil } from './server.js';
@@ -35,7 +35,7 @@ export interface PaymentsStack {
   ): Promise<{ status: number; body: any }>;
 }
 
-export async function paymentsStack(options: { poolMax?: number } = {}): Promise<PaymentsStack> {
+export async function paymentsStack(options: { poolMax?: number; stripe?: LocalStripeOptions } = {}): Promise<PaymentsStack> {
   const db = await freshDatabase({ max: options.poolMax ?? 40 });
   const serverSecret = randomBytes(32);
   const app = await buildApp({
@@ -47,7 +47,7 @@ export async function paymentsStack(options: { poolMax?: number } = {}): Promise
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const stripe = await LocalStripe.start();
+  const stripe = await LocalStripe.start(options.stripe);
   const admin = new Client(url);
   const settings = await admin.request('PUT', '/v1/payment-settings/stripe', {
     api_key: STRIPE_KEY,

@@ -14,10 +14,12 @@ import {
   startCheckout,
 } from '../../funds/payments/checkout.js';
 import { readAutoRecharge, saveAutoRecharge, type AutoRecharge } from '../../funds/payments/recharge.js';
+import { keyAccount } from '../../funds/payments/key-account.js';
 import {
   SettingsUnsealable,
   readPaymentSettings,
   readStripeCredentials,
+  keptKeyAccount,
   savePaymentSettings,
   type PaymentSettings,
 } from '../../funds/payments/settings.js';
@@ -157,11 +159,16 @@ export function paymentRoutes(app: ApiApp, { pool }: ApiContext): void {
       },
     },
     async (request) => {
+      const credentials = { apiKey: request.body.api_key, baseUrl: request.body.base_url ?? null };
+      // Which account the key belongs to scopes the tenants' customers: asked of Stripe
+      // before the write, outside any transaction; the same key put again keeps its answer.
+      const account =
+        (await keptKeyAccount(pool, request.server.serverSecret, credentials.apiKey)) ?? (await keyAccount(credentials));
       const saved = await savePaymentSettings(pool, request.server.serverSecret, {
-        apiKey: request.body.api_key,
+        ...credentials,
         webhookSecrets: request.body.webhook_secrets,
-        baseUrl: request.body.base_url ?? null,
         account: request.body.account ?? null,
+        keyAccount: account,
       });
       return settingsView(saved);
     },

@@ -6,7 +6,7 @@ import { findGrant, insertGrant, markCanceled } from '../grants.js';
 import { announceGrantCreated } from '../grant-announce.js';
 import { lockWalletFunds } from '../wallet-funds.js';
 import { chargeStepMinor, microsToMinorExact, minimumChargeMicros, minorToMicros, stripeCurrency, stripeAmount } from './minor-units.js';
-import { findCustomer, notePaymentIds, saveCustomer } from './records.js';
+import { findCustomer, notePaymentIds, saveCustomer, type CustomerScope } from './records.js';
 import type { StripeCredentials } from './settings.js';
 import { failureKind, type Stripe } from './stripe-client.js';
 
@@ -106,7 +106,7 @@ export async function startCheckout(
   if (row.session_id && row.session_url) return { id: row.session_id, url: row.session_url, grant_id: row.grant_id, replayed: true };
   if ((await findGrant(pool, { id: row.grant_id }))?.canceled_at) throw new CheckoutRefused(row.grant_id);
 
-  const customer = await customerOf(pool, stripe, row.tenant_id, row.livemode);
+  const customer = await customerOf(pool, stripe, { tenantId: row.tenant_id, livemode: row.livemode, keyAccount: credentials.keyAccount });
   const metadata = { tally_grant_id: row.grant_id, tally_wallet_id: row.wallet_id };
   const session = await stripe.checkout.sessions
     .create(
@@ -215,13 +215,17 @@ async function checkoutRow(tx: Queryable, request: CheckoutRequest, amountMinor:
   return inserted.rows[0]!;
 }
 
-/** The tenant's Stripe customer in this mode: created once (the key names the tenant), kept. */
-async function customerOf(pool: Pool, stripe: Stripe, tenantId: string, livemode: boolean): Promise<string> {
-  const known = await findCustomer(pool, tenantId, livemode);
+/**
+ * The tenant's Stripe customer in this mode and account: created once, kept. The key names
+ * the tenant and mode; Stripe keeps Idempotency-Keys per account, so another account's
+ * key makes that account's customer.
+ */
+async function customerOf(pool: Pool, stripe: Stripe, scope: CustomerScope): Promise<string> {
+  const known = await findCustomer(pool, scope);
   if (known) return known.customer_id;
   const customer = await stripe.customers.create(
-    { metadata: { tally_tenant_id: tenantId } },
-    { idempotencyKey: `tally-customer-${tenantId}-${livemode ? 'live' : 'test'}` },
+    { metadata: { tally_tenant_id: scope.tenantId } },
+    { idempotencyKey: `tally-customer-${scope.tenantId}-${scope.livemode ? 'live' : 'test'}` },
   );
-  return (await saveCustomer(pool, tenantId, livemode, customer.id)).customer_id;
+  return (await saveCustomer(pool, scope, customer.id)).customer_id;
 }

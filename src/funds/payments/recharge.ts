@@ -57,7 +57,7 @@ export async function readAutoRecharge(db: Queryable, walletId: string): Promise
      from auto_recharge r
      join accounts a on a.id = r.wallet_id and a.tenant_id = r.tenant_id
      left join payment_settings s on s.processor = 'stripe'
-     left join stripe_customers c on c.tenant_id = r.tenant_id and c.livemode = s.livemode
+     left join stripe_customers c on c.tenant_id = r.tenant_id and c.livemode = s.livemode and c.key_account = s.key_account
      where r.wallet_id = $1`,
     [walletId],
   );
@@ -154,7 +154,7 @@ export async function considerRecharge(
         c.customer_id, c.payment_method
       from auto_recharge r
       left join payment_settings s on s.processor = 'stripe'
-      left join stripe_customers c on c.tenant_id = r.tenant_id and c.livemode = s.livemode
+      left join stripe_customers c on c.tenant_id = r.tenant_id and c.livemode = s.livemode and c.key_account = s.key_account
       where r.tenant_id = $3 and r.wallet_id = $1 and r.enabled and $2::bigint < r.threshold`,
     values: [wallet.walletId, available.toString(), wallet.tenantId],
   });

@@ -182,23 +182,35 @@ export async function notePaymentIds(
 export interface CustomerRow {
   tenant_id: string;
   livemode: boolean;
+  key_account: string;
   customer_id: string;
   payment_method: string | null;
 }
 
-export async function findCustomer(db: Queryable, tenantId: string, livemode: boolean): Promise<CustomerRow | null> {
-  const result = await db.query<CustomerRow>('select * from stripe_customers where tenant_id = $1 and livemode = $2', [tenantId, livemode]);
+/** Whose customers: the tenant's, in the key's mode, of the key's account (migration 0030). */
+export interface CustomerScope {
+  tenantId: string;
+  livemode: boolean;
+  keyAccount: string;
+}
+
+export async function findCustomer(db: Queryable, scope: CustomerScope): Promise<CustomerRow | null> {
+  const result = await db.query<CustomerRow>('select * from stripe_customers where tenant_id = $1 and livemode = $2 and key_account = $3', [
+    scope.tenantId,
+    scope.livemode,
+    scope.keyAccount,
+  ]);
   return result.rows[0] ?? null;
 }
 
 /** The tenant's customer, once: a second insert (a concurrent first checkout) keeps the first. */
-export async function saveCustomer(db: Queryable, tenantId: string, livemode: boolean, customerId: string): Promise<CustomerRow> {
+export async function saveCustomer(db: Queryable, scope: CustomerScope, customerId: string): Promise<CustomerRow> {
   await db.query(
-    `insert into stripe_customers (tenant_id, livemode, customer_id) values ($1, $2, $3)
+    `insert into stripe_customers (tenant_id, livemode, key_account, customer_id) values ($1, $2, $3, $4)
      on conflict on constraint stripe_customers_pkey do nothing`,
-    [tenantId, livemode, customerId],
+    [scope.tenantId, scope.livemode, scope.keyAccount, customerId],
   );
-  return (await findCustomer(db, tenantId, livemode))!;
+  return (await findCustomer(db, scope))!;
 }
 
 /** The payment method of a successful checkout charges later recharges (the latest one wins). */

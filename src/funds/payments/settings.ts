@@ -15,6 +15,8 @@ export interface PaymentSettings {
   livemode: boolean;
   /** the Stripe account (acct_…) whose Connect events are accepted; null: every event naming an account is refused */
   account: string | null;
+  /** the account the API key belongs to, which scopes the tenants' customers (key-account.ts, migration 0030) */
+  keyAccount: string;
   /**
    * As stored: each sealed, or clear when written before migration 0027 and not sealed
    * yet (both verify). For counting; openWebhookSecrets gives the secrets themselves.
@@ -57,14 +59,15 @@ export function unsealApiKey(sealed: string, serverSecret: Buffer): string {
 export async function savePaymentSettings(
   db: Queryable,
   serverSecret: Buffer,
-  settings: { apiKey: string; webhookSecrets: string[]; baseUrl: string | null; account: string | null },
+  settings: { apiKey: string; webhookSecrets: string[]; baseUrl: string | null; account: string | null; keyAccount: string },
 ): Promise<PaymentSettings> {
   const result = await db.query<SettingsRow>(
-    `insert into payment_settings (processor, api_key_sealed, api_key_last4, livemode, webhook_secrets, base_url, account, updated_at)
-     values ('stripe', $1, $2, $3, $4, $5, $6, now())
+    `insert into payment_settings (processor, api_key_sealed, api_key_last4, livemode, webhook_secrets, base_url, account, key_account, updated_at)
+     values ('stripe', $1, $2, $3, $4, $5, $6, $7, now())
      on conflict on constraint payment_settings_pkey do update
        set api_key_sealed = excluded.api_key_sealed, api_key_last4 = excluded.api_key_last4, livemode = excluded.livemode,
-           webhook_secrets = excluded.webhook_secrets, base_url = excluded.base_url, account = excluded.account, updated_at = now()
+           webhook_secrets = excluded.webhook_secrets, base_url = excluded.base_url, account = excluded.account,
+           key_account = excluded.key_account, updated_at = now()
      returning *`,
     [
       sealApiKey(settings.apiKey, serverSecret),
@@ -73,6 +76,7 @@ export async function savePaymentSettings(
       settings.webhookSecrets.map((secret) => sealSecret(secret, 'stripe_webhook_secret', serverSecret)),
       settings.baseUrl,
       settings.account,
+      settings.keyAccount,
     ],
   );
   return settingsOf(result.rows[0]!);
@@ -83,6 +87,7 @@ interface SettingsRow {
   api_key_last4: string;
   livemode: boolean;
   account: string | null;
+  key_account: string;
   webhook_secrets: string[];
   base_url: string | null;
   updated_at: Date;
@@ -92,6 +97,7 @@ function settingsOf(row: SettingsRow): PaymentSettings {
   return {
     livemode: row.livemode,
     account: row.account,
+    keyAccount: row.key_account,
     storedWebhookSecrets: row.webhook_secrets,
     baseUrl: row.base_url,
     apiKeyLast4: row.api_key_last4,
@@ -107,6 +113,18 @@ export async function readPaymentSettings(db: Queryable): Promise<PaymentSetting
   });
   const row = result.rows[0];
   return row ? settingsOf(row) : null;
+}
+
+/**
+ * The account the stored key belongs to when `apiKey` is that key (put again, with other
+ * secrets or a base URL): kept, so customers made before migration 0030 stay the tenants'.
+ * Null when another key, or nothing, is stored.
+ */
+export async function keptKeyAccount(db: Queryable, serverSecret: Buffer, apiKey: string): Promise<string | null> {
+  const result = await db.query<SettingsRow>(`select * from payment_settings where processor = 'stripe'`);
+  const row = result.rows[0];
+  if (!row) return null;
+  return openText(row.api_key_sealed, 'stripe_api_key', serverSecret) === apiKey ? row.key_account : null;
 }
 
 /** The settings with the key unsealed, for a call to Stripe; null when not configured. */

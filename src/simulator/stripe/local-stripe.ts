@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { parseForm, type FormValue } from './form.js';
 import { CHECKOUT_SESSION, CUSTOMER } from './shapes.js';
-import { StripeState, strip, type LocalStripeOptions, type Obj } from './state.js';
+import { DEFAULT_ACCOUNT, StripeState, strip, type LocalStripeOptions, type Obj } from './state.js';
 
 export type { CardBehaviour, LocalStripeOptions, RequestRecord } from './state.js';
 
@@ -35,6 +35,8 @@ export class LocalStripe extends StripeState {
   private readonly idempotent = new Map<string, Stored | Promise<Stored>>();
   private readonly faults: Fault[] = [];
   private readonly hung: (() => void)[] = [];
+  /** the account each customer was created in */
+  private readonly customerAccounts = new Map<string, string>();
 
   private constructor(
     private readonly server: Server,
@@ -95,6 +97,8 @@ export class LocalStripe extends StripeState {
     if (!/^Bearer (sk|rk)_(test|live)_\S+$/.test(request.headers.authorization ?? '')) {
       return answer(response, 401, apiError('invalid_request_error', 'Invalid API Key provided'));
     }
+    const apiKey = (request.headers.authorization ?? '').slice('Bearer '.length);
+    const account = this.options.accounts?.[apiKey] ?? DEFAULT_ACCOUNT;
     const faultAt = this.faults.findIndex((f) => f.path.test(path));
     const fault = faultAt >= 0 ? this.faults.splice(faultAt, 1)[0] : undefined;
     if (fault?.kind === 'fail')
@@ -106,7 +110,7 @@ export class LocalStripe extends StripeState {
     }
     let result: Stored;
     if (method === 'POST' && key) {
-      const earlier = this.idempotent.get(key);
+      const earlier = this.idempotent.get(`${account}:${key}`);
       if (earlier) {
         const first = await earlier;
         result =
@@ -122,27 +126,36 @@ export class LocalStripe extends StripeState {
                 ),
               };
       } else {
-        const running = Promise.resolve().then(() => this.route(method, path, params, bodyText));
-        this.idempotent.set(key, running);
+        const running = Promise.resolve().then(() => this.route(method, path, params, bodyText, account));
+        this.idempotent.set(`${account}:${key}`, running);
         result = await running;
-        this.idempotent.set(key, result);
+        this.idempotent.set(`${account}:${key}`, result);
       }
     } else {
-      result = this.route(method, path, params, bodyText);
+      result = this.route(method, path, params, bodyText, account);
     }
     if (fault?.kind === 'drop_after_commit') {
       response.destroy();
       return;
     }
-    answer(response, result.status, result.body, key !== null && this.idempotent.get(key) === result);
+    answer(response, result.status, result.body, key !== null && this.idempotent.get(`${account}:${key}`) === result);
   }
 
-  private route(method: string, path: string, params: Record<string, FormValue>, bodyText: string): Stored {
+  private route(method: string, path: string, params: Record<string, FormValue>, bodyText: string, account: string): Stored {
     const ok = (body: unknown, status = 200): Stored => ({ bodyText, path, status, body });
     let match: RegExpExecArray | null;
+    if (method === 'GET' && path === '/v1/account') return ok({ id: account, object: 'account', type: 'standard', country: 'US' });
+    const customer = typeof params.customer === 'string' ? params.customer : null;
+    if (customer !== null && this.customerAccounts.has(customer) && this.customerAccounts.get(customer) !== account) {
+      return ok(
+        { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'customer', message: `No such customer: '${customer}'` } },
+        400,
+      );
+    }
     if (method === 'POST' && path === '/v1/customers') {
       const customer = this.object(CUSTOMER, 'cus', { metadata: params.metadata ?? {}, email: params.email ?? null });
       this.customers.set(customer.id as string, customer);
+      this.customerAccounts.set(customer.id as string, account);
       return ok(customer);
     }
     if (method === 'POST' && path === '/v1/checkout/sessions') return this.createSession(params, ok);

@@ -23,7 +23,15 @@ export interface LocalStripeOptions {
   /** where generated events are sent, signed with `secret` (none: only returned and listed) */
   deliverTo?: { url: string; secret: string };
   port?: number;
+  /**
+   * Which Stripe account each API key belongs to (GET /v1/account answers it); a key not
+   * listed belongs to DEFAULT_ACCOUNT. Customers and Idempotency-Keys are the account's,
+   * as in Stripe: another account's customer is "No such customer".
+   */
+  accounts?: Record<string, string>;
 }
+
+export const DEFAULT_ACCOUNT = 'acct_1LocalStripeTally';
 
 export class StripeState {
   readonly customers = new Map<string, Obj>();
