@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { STATEMENT_CATEGORIES, type CategoryTotal } from '../ledger/statement.js';
+import { STATEMENT_CATEGORIES, type CategoryTotal } from '../funds/statement.js';
 import { changeFields, changeView } from './entry-changes.js';
 import { literals } from './list-views.js';
 
-/** A statement's totals by grant category (ledger/statement.ts): the schema and the function that fills it. */
+/** A statement's totals by grant category (funds/statement.ts): the schema and the function that fills it. */
 
 export const CategoryTotalsView = Type.Array(
   Type.Object({

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { availableChange, type Holdings } from '../ledger/statement.js';
+import { availableChange, type Holdings } from '../funds/statement.js';
 import { formatAmount } from '../money/index.js';
 import { SignedAmountString } from './schemas.js';
 

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { MODEL_NAME_MAX_LENGTH } from '../catalog/prices.js';
 import { tenantScope } from './auth.js';
 import { ApiError } from './errors.js';
-import { canonicalInstant } from '../ledger/instant.js';
+import { canonicalInstant } from '../instant.js';
 
 /**
  * Query fields the list APIs share. Each is honoured or refused: a malformed value is a

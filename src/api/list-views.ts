@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ALERT_CLASSES, type AlertRow } from '../ledger/alert-list.js';
+import { ALERT_CLASSES, type AlertRow } from '../alerts/list.js';
 import type { SettlementRow } from '../ledger/settlements.js';
 import type { ListedJob } from '../jobs/list.js';
 import type { ListedEvent } from '../queue/event-list.js';

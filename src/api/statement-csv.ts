@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { formatAmount } from '../money/index.js';
-import { availableChange, entryChange, type Statement } from '../ledger/statement.js';
+import { availableChange, entryChange, type Statement } from '../funds/statement.js';
 
 /**
  * A statement as CSV (RFC 4180: comma separated, CRLF line ends, a field quoted when it

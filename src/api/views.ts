@@ -1,9 +1,9 @@
 import { formatAmount } from '../money/index.js';
-import type { AccountRow } from '../ledger/accounts.js';
-import { walletBalances } from '../ledger/accounts.js';
+import type { AccountRow } from '../funds/accounts.js';
+import { walletBalances } from '../funds/accounts.js';
 import { changeView } from './entry-changes.js';
-import type { WalletEntry } from '../ledger/entries.js';
-import { entryChange } from '../ledger/statement.js';
+import type { WalletEntry } from '../funds/entries.js';
+import { entryChange } from '../funds/statement.js';
 import type { SettlementRow } from '../ledger/settlements.js';
 import type { JobRow } from '../jobs/rows.js';
 import type { JobDetails } from '../jobs/view.js';

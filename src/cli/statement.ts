@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { canonicalInstant } from '../ledger/instant.js';
+import { canonicalInstant } from '../instant.js';
 import { callApi, printAnswer, reportCallError, withApiOptions, type ApiOptions } from './api-client.js';
 
 /**

@@ -21,17 +21,12 @@ export interface TableOwner {
 
 export const TABLE_OWNERS = {
   accounts: {
-    owner: 'src/ledger/',
+    owner: 'src/funds/',
     why: 'projections and running balances move only with their entries, under the wallet lock (settle, credit, thresholds, rebuild)',
-    shared: {
-      file: 'src/funds/wallet-funds-write.ts',
-      columns: ['debt'],
-      why: "the wallet's debt moves with its grants, in the one statement that writes what the posting module returned",
-    },
   },
   adjustment_draws: { owner: 'src/funds/', why: "what each positive adjustment took from each grant, written with the grants' new values" },
   alerts: {
-    owner: 'src/ledger/alerts.ts',
+    owner: 'src/alerts/raise.ts',
     why: 'raised by the settle transaction; outbound/ raises endpoint_disabled through raiseAlert, handed in by the CLI',
   },
   api_keys: { owner: 'src/catalog/', why: 'tenants and their keys: made, revoked and touched (last_used_at) in one place' },
@@ -63,7 +58,7 @@ export const TABLE_OWNERS = {
       why: "intake numbers a group of events under their jobs' row locks in the one statement that inserts them (one round trip per group)",
     },
   },
-  ledger_entries: { owner: 'src/ledger/', why: 'immutable transfers, appended with the projection they move' },
+  ledger_entries: { owner: 'src/funds/', why: 'immutable transfers, appended with the projection they move' },
   outbound_attempts: { owner: 'src/outbound/', why: "one row per attempt to send a tenant's webhook, written with its fenced outcome" },
   outbound_deliveries: {
     owner: 'src/outbound/',
@@ -77,10 +72,10 @@ export const TABLE_OWNERS = {
   reconciliation_runs: { owner: 'src/reconcile/', why: 'a stored reconciliation run' },
   schema_migrations: { owner: 'src/db/migrate.ts', why: "the migration runner's bookkeeping (it creates the table itself)" },
   settlements: { owner: 'src/ledger/', why: 'one row per financial effect, inserted by settle() under its unique key' },
-  spend_limits: { owner: 'src/ledger/', why: "checked by the reservation in the wallet's movement statement" },
-  spend_periods: { owner: 'src/ledger/', why: "spend counters, moved in the wallet's movement statement" },
+  spend_limits: { owner: 'src/funds/', why: "checked by the reservation in the wallet's movement statement" },
+  spend_periods: { owner: 'src/funds/', why: "spend counters, moved in the wallet's movement statement" },
   tenants: { owner: 'src/catalog/', why: 'tenants are created with their first API key' },
-  wallet_thresholds: { owner: 'src/ledger/', why: 'walked entry by entry under the wallet lock' },
+  wallet_thresholds: { owner: 'src/funds/', why: 'walked entry by entry under the wallet lock' },
   auto_recharge: {
     owner: 'src/funds/payments/',
     why: "a wallet's auto-recharge settings and failure count, moved by its recharges' outcomes",

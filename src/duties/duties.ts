@@ -1,9 +1,9 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { settle } from '../ledger/settle.js';
 import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
-import { raiseAlerts } from '../ledger/alerts.js';
-import { CREDIT_ROUTE } from '../ledger/credit.js';
-import { GRANT_ROUTE } from '../ledger/grant-writes.js';
+import { raiseAlerts } from '../alerts/raise.js';
+import { CREDIT_ROUTE } from '../funds/credit.js';
+import { GRANT_ROUTE } from '../funds/grant-writes.js';
 import { deleteExpiredIdempotencyKeys } from '../idempotency/keys.js';
 import { DEFAULT_POLICY } from '../lifecycle/index.js';
 import { awaitingSql } from '../queue/index.js';

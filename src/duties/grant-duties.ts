@@ -1,7 +1,7 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { PAYMENT_SOURCES } from '../funds/grant-status.js';
 import { withTransaction } from '../db/transaction.js';
-import { activateGrant, expireGrant } from '../ledger/grant-writes.js';
+import { activateGrant, expireGrant } from '../funds/grant-writes.js';
 import type { DecisionLog } from '../ledger/settlement-log.js';
 import { formatAmount } from '../money/index.js';
 

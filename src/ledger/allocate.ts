@@ -1,11 +1,11 @@
 import type { Queryable } from '../db/pool.js';
 import { NO_FUNDING, availableAt, post, type Intent, type JobFunding, type Posting, type WalletFunds } from '../funds/posting/index.js';
 import { rechargeAfterPosting } from '../funds/payments/recharge.js';
-import { systemAccountIds } from './accounts.js';
-import { announceDepleted } from './grant-events.js';
-import { transfersOf } from './grant-transfers.js';
+import { systemAccountIds } from '../funds/accounts.js';
+import { announceDepleted } from '../funds/grant-events.js';
+import { transfersOf } from '../funds/grant-transfers.js';
 import type { FundingIntent, PlannedIntent } from './plan-intent.js';
-import type { Transfer } from './transfers.js';
+import type { Transfer } from '../funds/transfers.js';
 import { lockWalletsFunds, type LockedFunds } from '../funds/wallet-funds.js';
 import { writeWalletsFunds, type FundsWrite } from '../funds/wallet-funds-write.js';
 

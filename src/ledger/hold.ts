@@ -1,15 +1,15 @@
 import type { Queryable } from '../db/pool.js';
 import { tenantRuns } from '../db/tenant-groups.js';
 import { holdKey } from '../lifecycle/index.js';
-import { findSystemAccountId } from './accounts.js';
-import { InsufficientFunds, WalletNotFound } from './errors.js';
+import { findSystemAccountId } from '../funds/accounts.js';
+import { InsufficientFunds, WalletNotFound } from '../funds/errors.js';
 import { NO_FUNDING, post } from '../funds/posting/index.js';
-import { transfersOf } from './grant-transfers.js';
-import { moveProjections } from './transfers.js';
+import { transfersOf } from '../funds/grant-transfers.js';
+import { moveProjections } from '../funds/transfers.js';
 import { lockWalletFunds } from '../funds/wallet-funds.js';
 import { writeWalletFunds } from '../funds/wallet-funds-write.js';
 import { rechargeAfterPosting } from '../funds/payments/recharge.js';
-import { postWalletEntries, type FundsGuard, type PostedToWallet } from './wallet-entries.js';
+import { postWalletEntries, type FundsGuard, type PostedToWallet } from '../funds/wallet-entries.js';
 
 export interface HoldRow {
   job_id: string;

@@ -2,7 +2,7 @@ import type { Intent } from '../lifecycle/index.js';
 import type { HoldResolution, HoldRow } from './hold.js';
 import type { LockedJob } from './locked-job.js';
 import type { NewSettlement } from './settlements.js';
-import type { Transfer } from './transfers.js';
+import type { Transfer } from '../funds/transfers.js';
 
 export interface EventSource {
   provider: string;

@@ -1,15 +1,15 @@
 import type { Queryable } from '../db/pool.js';
 import { decide, yieldsToAwaitingEvents, type Alert, type Decision, type JobState, type LifecycleEvent, type Outcome } from '../lifecycle/index.js';
 import { jobsWithAwaitingEvents, markManySettled, markedUnder, type EventClaim } from '../queue/index.js';
-import { raiseEachAlert, type AlertClass, type RaisedAlert } from './alerts.js';
+import { raiseEachAlert, type AlertClass, type RaisedAlert } from '../alerts/raise.js';
 import { decisionAlertDetail } from './alert-details.js';
 import { SettlementKeyTaken } from './errors.js';
 import { findHolds, resolveHolds } from './hold.js';
 import { writeJobs, type LockedJob } from './locked-job.js';
 import { planIntent, type PlannedIntent } from './plan-intent.js';
 import { findSettlement, findSettlements, insertSettlements, type SettlementRow } from './settlements.js';
-import { moveProjections, type Transfer } from './transfers.js';
-import { postWalletEntries } from './wallet-entries.js';
+import { moveProjections, type Transfer } from '../funds/transfers.js';
+import { postWalletEntries } from '../funds/wallet-entries.js';
 import { allocateToGrants } from './allocate.js';
 import { formatAmount } from '../money/index.js';
 import { walletDelta } from '../funds/posting/index.js';

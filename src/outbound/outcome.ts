@@ -11,7 +11,7 @@ import type { AfterFailure } from './retry-schedule.js';
 export const ENDPOINT_DISABLED_ALERT = 'webhook_endpoint_disabled';
 
 /**
- * Raises an alert in `tx`. The alerts table is the ledger's (ledger/alerts.ts), and
+ * Raises an alert in `tx`. The alerts table is the ledger's (alerts/raise.ts), and
  * ledger/ imports outbound/ (messages are written with the effects), so outbound/ cannot
  * import it: the CLI hands this in (cli/outbound-runtime.ts), as it hands the worker its duties.
  */

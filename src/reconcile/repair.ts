@@ -5,9 +5,9 @@ import { DEFAULT_LEASE_SECONDS, awaitingEventOf, claimEvent, requeueDead } from 
 import { settleEvent } from '../worker/settle-event.js';
 import { logEventOutcome } from '../worker/outcome-log.js';
 import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
-import { rebuildProjection } from '../ledger/projection.js';
-import { expireGrant } from '../ledger/grant-writes.js';
-import { creditStrandedPayment } from '../ledger/payment-settle.js';
+import { rebuildProjection } from '../funds/projection.js';
+import { expireGrant } from '../funds/grant-writes.js';
+import { creditStrandedPayment } from '../funds/payments/payment-settle.js';
 import { formatAmount } from '../money/index.js';
 import type { Finding } from './checks.js';
 

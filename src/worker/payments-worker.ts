@@ -14,8 +14,8 @@ import {
   markStripeEvent,
   waitStripeEvent,
 } from '../funds/payments/stripe-events.js';
-import { applyStripeEvent } from '../ledger/payment-settle.js';
-import { cancelRechargeTurnedOff, rechargeStillOn, recordRechargeAnswer, type RechargeAnswer } from '../ledger/recharge-answer.js';
+import { applyStripeEvent } from '../funds/payments/payment-settle.js';
+import { cancelRechargeTurnedOff, rechargeStillOn, recordRechargeAnswer, type RechargeAnswer } from '../funds/payments/recharge-answer.js';
 import { backoff } from '../backoff.js';
 import { LeaseLost, commitFenced, recordFailure } from '../queue/engine/index.js';
 

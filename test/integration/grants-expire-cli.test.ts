@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
-import type { AccountRow } from '../../src/ledger/accounts.js';
-import { createGrant, type GrantRequest } from '../../src/ledger/grant-writes.js';
+import type { AccountRow } from '../../src/funds/accounts.js';
+import { createGrant, type GrantRequest } from '../../src/funds/grant-writes.js';
 import { freshDatabase } from '../support/database.js';
 import {
   UNIT_PRICES,

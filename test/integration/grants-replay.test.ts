@@ -5,9 +5,9 @@ import { replay, walletTotals, type Party, type Posting, type PostingFlags, type
 import { lockWalletFunds } from '../../src/funds/wallet-funds.js';
 import { InvalidLimits } from '../../src/jobs/submit.js';
 import type { JobRow } from '../../src/jobs/rows.js';
-import type { AccountRow } from '../../src/ledger/accounts.js';
-import { GrantAlreadyVoided, InsufficientFunds, InvalidExpiry } from '../../src/ledger/errors.js';
-import { activateGrant, createGrant, expireGrant, voidGrant } from '../../src/ledger/grant-writes.js';
+import type { AccountRow } from '../../src/funds/accounts.js';
+import { GrantAlreadyVoided, InsufficientFunds, InvalidExpiry } from '../../src/funds/errors.js';
+import { activateGrant, createGrant, expireGrant, voidGrant } from '../../src/funds/grant-writes.js';
 import { OutcomeUnknown } from '../../src/ledger/errors.js';
 import { settle } from '../../src/ledger/settle.js';
 import { settleBatch } from '../../src/ledger/settle-batch.js';

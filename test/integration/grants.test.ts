@@ -1,12 +1,12 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
-import { InsufficientFunds } from '../../src/ledger/errors.js';
+import { InsufficientFunds } from '../../src/funds/errors.js';
 import { AmountOutOfRange, MAX_AMOUNT_MICROS } from '../../src/money/index.js';
-import { createGrant, expireGrant, voidGrant, type GrantRequest } from '../../src/ledger/grant-writes.js';
-import { postRefundToPayer, reverseRefund } from '../../src/ledger/payment-writes.js';
+import { createGrant, expireGrant, voidGrant, type GrantRequest } from '../../src/funds/grant-writes.js';
+import { postRefundToPayer, reverseRefund } from '../../src/funds/payments/payment-writes.js';
 import { settle } from '../../src/ledger/settle.js';
-import type { AccountRow } from '../../src/ledger/accounts.js';
+import type { AccountRow } from '../../src/funds/accounts.js';
 import { freshDatabase } from '../support/database.js';
 import {
   UNIT_PRICES,

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountRow } from '../../src/ledger/accounts.js';
+import type { AccountRow } from '../../src/funds/accounts.js';
 import { InvalidLimits } from '../../src/jobs/submit.js';
-import { InsufficientFunds } from '../../src/ledger/errors.js';
+import { InsufficientFunds } from '../../src/funds/errors.js';
 import { settle } from '../../src/ledger/settle.js';
 import type { JobRow } from '../../src/jobs/rows.js';
 import type { LifecycleEvent } from '../../src/lifecycle/index.js';

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
-import { walletBalances } from '../../src/ledger/accounts.js';
-import { listWalletEntries } from '../../src/ledger/wallet-history.js';
-import { CreditKeyConflict, InsufficientFunds, WalletNotFound } from '../../src/ledger/errors.js';
+import { walletBalances } from '../../src/funds/accounts.js';
+import { listWalletEntries } from '../../src/funds/wallet-history.js';
+import { CreditKeyConflict, InsufficientFunds, WalletNotFound } from '../../src/funds/errors.js';
 import { settle } from '../../src/ledger/settle.js';
 import { InvalidLimits, submitJob as submitInTx } from '../../src/jobs/submit.js';
 import { freshDatabase } from '../support/database.js';

@@ -3,7 +3,7 @@ import { AppendOnlyViolation, mapDatabaseError } from '../../src/db/errors.js';
 import { migrate } from '../../src/db/migrate.js';
 import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
-import { creditWallet } from '../../src/ledger/credit.js';
+import { creditWallet } from '../../src/funds/credit.js';
 import { findInconsistencies, projectionFromEntries } from '../../src/reconcile/checks.js';
 import { fileDatabase, migrateBefore } from '../support/older-schema.js';
 

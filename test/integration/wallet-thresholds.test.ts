@@ -4,7 +4,7 @@ import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import { settle } from '../../src/ledger/settle.js';
 import { settleBatch } from '../../src/ledger/settle-batch.js';
-import { deleteThreshold, insertThreshold } from '../../src/ledger/thresholds.js';
+import { deleteThreshold, insertThreshold } from '../../src/funds/thresholds.js';
 import { findInconsistencies } from '../../src/reconcile/checks.js';
 import { freshDatabase } from '../support/database.js';
 import { createWorld, creditWallet, insertClaimedEvent, submitWorldJob, walletRow, type World } from '../support/fixtures.js';

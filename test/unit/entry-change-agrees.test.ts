@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { walletDelta } from '../../src/funds/posting/index.js';
-import { asWalletEntry, type EntryRow } from '../../src/ledger/entries.js';
-import { availableChange, entryChange } from '../../src/ledger/statement.js';
-import { ENTRY_TYPES, type EntryFlags, type EntryType } from '../../src/ledger/transfers.js';
+import { asWalletEntry, type EntryRow } from '../../src/funds/entries.js';
+import { availableChange, entryChange } from '../../src/funds/statement.js';
+import { ENTRY_TYPES, type EntryFlags, type EntryType } from '../../src/funds/transfers.js';
 
 /**
  * What an entry does to its wallet is said twice, for two readers: by its flags and

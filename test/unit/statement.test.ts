@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { statementCsv } from '../../src/api/statement-csv.js';
-import { canonicalInstant } from '../../src/ledger/instant.js';
+import { canonicalInstant } from '../../src/instant.js';
 import {
   StatementChainBroken,
   buildStatement,
@@ -10,12 +10,12 @@ import {
   statementOf,
   type ChainEntry,
   type Holdings,
-} from '../../src/ledger/statement.js';
-import { ENTRY_TYPES, type EntryType } from '../../src/ledger/transfers.js';
+} from '../../src/funds/statement.js';
+import { ENTRY_TYPES, type EntryType } from '../../src/funds/transfers.js';
 import { formatAmount } from '../../src/money/index.js';
 
 /**
- * Statements (src/ledger/statement.ts), as properties over random wallet histories: any
+ * Statements (src/funds/statement.ts), as properties over random wallet histories: any
  * sequence of entries of every type, instants rising with ties, cut at random instants
  * (inside, between, before and after the entries). The running values are made the way
  * the database makes them (the prefix sums along the wallet's order), then:

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { receiveStripeEvent } from '../../intake/stripe-receive.js';
 import { isUuid } from '../../ids.js';
-import { findWallet, type AccountRow } from '../../ledger/accounts.js';
+import { findWallet, type AccountRow } from '../../funds/accounts.js';
 import { formatAmount, parseAmount } from '../../money/index.js';
 import type { Queryable } from '../../db/pool.js';
 import {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { isUuid } from '../../ids.js';
-import { SPEND_PERIODS, deleteSpendLimit, listSpendLimits, putSpendLimit, type SpendLimitRow } from '../../ledger/spend-limits.js';
+import { SPEND_PERIODS, deleteSpendLimit, listSpendLimits, putSpendLimit, type SpendLimitRow } from '../../funds/spend-limits.js';
 import { formatAmount, parseAmount } from '../../money/index.js';
 import { requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
@@ -16,7 +16,7 @@ import { AmountString, Currency, IdParams, SignedAmountString, bearerAuth, error
  * A tenant's spend limits (docs/CONTRACT.md "Spend limits"): set and removed by the
  * admin, read by the admin and by the tenant itself. A reservation that would take the
  * period's spend above a limit is refused with 402 spend_limit_reached
- * (src/ledger/spend-limits.ts says what counts and how it is kept exact).
+ * (src/funds/spend-limits.ts says what counts and how it is kept exact).
  */
 
 const SpendLimitView = Type.Object(

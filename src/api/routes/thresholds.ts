@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { withTransaction } from '../../db/transaction.js';
 import { isUuid } from '../../ids.js';
-import { MAX_THRESHOLDS_PER_WALLET, deleteThreshold, insertThreshold, listThresholds, type ThresholdRow } from '../../ledger/thresholds.js';
+import { MAX_THRESHOLDS_PER_WALLET, deleteThreshold, insertThreshold, listThresholds, type ThresholdRow } from '../../funds/thresholds.js';
 import { formatAmount, parseAmount } from '../../money/index.js';
 import { requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
@@ -15,7 +15,7 @@ import { visibleWallet } from './wallets.js';
 /**
  * A wallet's balance thresholds (docs/CONTRACT.md "Balance thresholds"): the tenant's
  * own wallets, or any for the admin. Crossings are announced as wallet.balance_low
- * webhooks (docs/outbound-webhooks.md); src/ledger/thresholds.ts says how they are found.
+ * webhooks (docs/outbound-webhooks.md); src/funds/thresholds.ts says how they are found.
  */
 
 const ThresholdView = Type.Object(

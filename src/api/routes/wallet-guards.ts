@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../../db/pool.js';
 import { isUuid } from '../../ids.js';
-import { findWallet, type AccountRow } from '../../ledger/accounts.js';
-import { isFuture } from '../../ledger/wallet-history.js';
+import { findWallet, type AccountRow } from '../../funds/accounts.js';
+import { isFuture } from '../../funds/wallet-history.js';
 import { tenantScope } from '../auth.js';
 import { ApiError, notFound } from '../errors.js';
 

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { StatementChainBroken, type Statement } from '../../ledger/statement.js';
-import type { AccountRow } from '../../ledger/accounts.js';
-import { ENTRY_TYPES } from '../../ledger/transfers.js';
-import { MAX_STATEMENT_LINES, StatementTooLong, entrySequence, listWalletEntries, readStatement } from '../../ledger/wallet-history.js';
+import { StatementChainBroken, type Statement } from '../../funds/statement.js';
+import type { AccountRow } from '../../funds/accounts.js';
+import { ENTRY_TYPES } from '../../funds/transfers.js';
+import { MAX_STATEMENT_LINES, StatementTooLong, entrySequence, listWalletEntries, readStatement } from '../../funds/wallet-history.js';
 import { formatAmount } from '../../money/index.js';
 import { isUuid } from '../../ids.js';
 import { requireAccess } from '../auth.js';

@@ -1,6 +1,6 @@
 /**
  * What a Stripe event means to Tally (CONTRACT.md "Payments (Stripe)"), read from the
- * event's object alone. Pure: the settle step (ledger/payment-settle.ts) looks up what it
+ * event's object alone. Pure: the settle step (funds/payments/payment-settle.ts) looks up what it
  * names under locks and applies it. Amounts stay in Stripe's minor units here; unknown
  * fields are ignored, and a field of the wrong type is treated as absent.
  */

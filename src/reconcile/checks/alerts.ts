@@ -1,7 +1,7 @@
 import type { Check } from './check.js';
 
 /**
- * Alerts a settlement raised (lifecycle's decisions, written by ledger/alerts.ts): each
+ * Alerts a settlement raised (lifecycle's decisions, written by alerts/raise.ts): each
  * alert row is one finding. Its detail is the alert's own, worked out when it was raised
  * (ledger/alert-details.ts: the usage, its price, what was and was not billed), with the
  * instant it was raised. An alert raised before alerts kept their amounts has none: the

@@ -47,7 +47,7 @@ const OUTSIDE: Partial<Record<PostingType, Party>> = {
   dispute_loss: 'funding',
 };
 
-/** The posting an entry naming `grantId` was written from (src/ledger/grant-transfers.ts, read backwards). */
+/** The posting an entry naming `grantId` was written from (src/funds/grant-transfers.ts, read backwards). */
 export function postingOf(grantId: string, entry: GrantEntry): Posting {
   const grant: Party = { grant: grantId };
   const outside = OUTSIDE[entry.entryType] ?? 'revenue';

@@ -42,7 +42,7 @@ export const paymentMismatch: Check = {
  * A payment recorded as applied whose grant never took its money: a grant voided while it
  * awaited payment, before the void was refused (Tally ≤ the fix of issue 33), had its payment
  * recorded `activated` and credited nothing. `--repair` credits it on a paid grant of its
- * own, keyed by the payment intent (ledger/payment-settle.ts creditPaymentGrant).
+ * own, keyed by the payment intent (funds/payments/payment-settle.ts creditPaymentGrant).
  */
 export const paymentNotCredited: Check = {
   class: 'payment_not_credited',

@@ -1,8 +1,8 @@
 import type { Queryable } from '../db/pool.js';
-import { walletDelta, type JobFunding, type PostingResult } from '../funds/posting/index.js';
-import type { LockedFunds } from '../funds/wallet-funds.js';
-import { writeWalletFunds } from '../funds/wallet-funds-write.js';
-import { rechargeAfterPosting } from '../funds/payments/recharge.js';
+import { walletDelta, type JobFunding, type PostingResult } from './posting/index.js';
+import type { LockedFunds } from './wallet-funds.js';
+import { writeWalletFunds } from './wallet-funds-write.js';
+import { rechargeAfterPosting } from './payments/recharge.js';
 import { systemAccountIds, type SystemAccountKind } from './accounts.js';
 import type { EntryRow } from './entries.js';
 import { announceDepleted } from './grant-events.js';

@@ -1,8 +1,8 @@
-import type { Queryable } from '../db/pool.js';
-import { findGrant, markCanceled, type GrantRow } from '../funds/grants.js';
-import type { EventMeaning, PaymentSuccess } from '../funds/payments/event-meaning.js';
-import { minorToMicros, sameCurrency } from '../funds/payments/minor-units.js';
-import { MAX_CONSECUTIVE_FAILURES, countRechargeFailure, resetRechargeFailures } from '../funds/payments/recharge.js';
+import type { Queryable } from '../../db/pool.js';
+import { findGrant, markCanceled, type GrantRow } from '../grants.js';
+import type { EventMeaning, PaymentSuccess } from './event-meaning.js';
+import { minorToMicros, sameCurrency } from './minor-units.js';
+import { MAX_CONSECUTIVE_FAILURES, countRechargeFailure, resetRechargeFailures } from './recharge.js';
 import {
   findPayment,
   insertPayment,
@@ -12,12 +12,12 @@ import {
   repointPayment,
   setPaymentCharge,
   type PaymentRow,
-} from '../funds/payments/records.js';
-import { lockWalletFunds } from '../funds/wallet-funds.js';
-import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
-import { enqueueMessages, type NewMessage } from '../outbound/enqueue.js';
-import { findWallet, type AccountRow } from './accounts.js';
-import { activateGrant, createGrant } from './grant-writes.js';
+} from './records.js';
+import { lockWalletFunds } from '../wallet-funds.js';
+import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../../money/index.js';
+import { enqueueMessages, type NewMessage } from '../../outbound/enqueue.js';
+import { findWallet, type AccountRow } from '../accounts.js';
+import { activateGrant, createGrant } from '../grant-writes.js';
 import type { EventContext, PaymentEffect } from './payment-effect.js';
 import { paymentMessage } from './payment-messages.js';
 import { applyDisputeClosed, applyDisputeOpened, applyRefunds } from './payment-refunds.js';

@@ -3,7 +3,7 @@ import { newId } from '../ids.js';
 import { entryInstant, type EntryRow } from './entries.js';
 import { SpendLimitReached, type OverLimit } from './errors.js';
 import { announceCrossings, type Crossing } from './thresholds.js';
-import { projectionDelta, walletDelta } from '../funds/posting/index.js';
+import { projectionDelta, walletDelta } from './posting/index.js';
 import type { Transfer } from './transfers.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { GrantCategory } from '../funds/posting/index.js';
+import type { GrantCategory } from './posting/index.js';
 import { ENTRY_TYPES, type EntryType } from './transfers.js';
 
 /**

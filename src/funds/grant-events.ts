@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/pool.js';
-import { isExpiredAt, type Grant, type Instant, type Posting, type WalletFunds } from '../funds/posting/index.js';
+import { isExpiredAt, type Grant, type Instant, type Posting, type WalletFunds } from './posting/index.js';
 import { formatAmount } from '../money/index.js';
 import { enqueueMessages } from '../outbound/enqueue.js';
 
@@ -18,7 +18,7 @@ export interface GrantParty {
   currency: string;
 }
 
-export { announceGrantCreated } from '../funds/grant-announce.js';
+export { announceGrantCreated } from './grant-announce.js';
 
 /** grant.activated for a grant whose money entered the wallet after its creation. */
 export async function announceGrantActivated(

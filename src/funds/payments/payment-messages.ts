@@ -1,6 +1,6 @@
-import type { GrantRow } from '../funds/grants.js';
-import { formatAmount } from '../money/index.js';
-import type { NewMessage } from '../outbound/enqueue.js';
+import type { GrantRow } from '../grants.js';
+import { formatAmount } from '../../money/index.js';
+import type { NewMessage } from '../../outbound/enqueue.js';
 
 /** A payment's message to its tenant (outbound/events.ts: payment.*), about its grant. */
 export function paymentMessage(

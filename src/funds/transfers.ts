@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { tenantRuns } from '../db/tenant-groups.js';
-import { projectionDelta, type ProjectionDelta } from '../funds/posting/index.js';
+import { projectionDelta, type ProjectionDelta } from './posting/index.js';
 
 /** Every entry type (migrations/0019_credit_grants.sql ledger_entries_type_known), in the order statements list them. */
 export const ENTRY_TYPES = [

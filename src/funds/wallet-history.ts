@@ -1,6 +1,6 @@
 import { keyset, type PageRequest } from '../db/keyset.js';
 import type { Queryable } from '../db/pool.js';
-import type { GrantCategory } from '../funds/posting/index.js';
+import type { GrantCategory } from './posting/index.js';
 import type { WalletBalances } from './accounts.js';
 import { asWalletEntry, entryInstant, type EntryRow, type WalletEntry } from './entries.js';
 import { buildStatement, type ChainEntry, type Statement } from './statement.js';

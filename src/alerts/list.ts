@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { keyset, type PageRequest } from '../db/keyset.js';
-import type { AlertClass } from './alerts.js';
+import type { AlertClass } from './raise.js';
 
 /** Every alert class, for filters and schemas; the check below fails to compile when AlertClass grows without it. */
 export const ALERT_CLASSES = [

@@ -1,9 +1,9 @@
-import type { Queryable } from '../db/pool.js';
-import { findGrant, markCanceled } from '../funds/grants.js';
-import { lockWalletFunds } from '../funds/wallet-funds.js';
-import type { ClaimedCall } from '../funds/payments/calls-table.js';
-import { finishStripeCall } from '../funds/payments/stripe-calls.js';
-import { LeaseLost } from '../queue/engine/index.js';
+import type { Queryable } from '../../db/pool.js';
+import { findGrant, markCanceled } from '../grants.js';
+import { lockWalletFunds } from '../wallet-funds.js';
+import type { ClaimedCall } from './calls-table.js';
+import { finishStripeCall } from './stripe-calls.js';
+import { LeaseLost } from '../../queue/engine/index.js';
 import { applyPaymentSuccess, failRecharge } from './payment-settle.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { Queryable } from '../db/pool.js';
-import { NO_FUNDING, post, walletTotals, type GrantCategory } from '../funds/posting/index.js';
+import { NO_FUNDING, post, walletTotals, type GrantCategory } from './posting/index.js';
 import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
-import { findGrant, insertGrant, markActivated, recordVoid, type GrantRow, type GrantSource } from '../funds/grants.js';
-import { PAYMENT_SOURCES } from '../funds/grant-status.js';
-import { lockWalletFunds } from '../funds/wallet-funds.js';
+import { findGrant, insertGrant, markActivated, recordVoid, type GrantRow, type GrantSource } from './grants.js';
+import { PAYMENT_SOURCES } from './grant-status.js';
+import { lockWalletFunds } from './wallet-funds.js';
 import type { AccountRow } from './accounts.js';
 import { GrantAlreadyVoided, GrantAwaitingPayment, GrantKeyConflict, GrantNotFound, InvalidExpiry, WalletNotFound } from './errors.js';
 import { announceGrantActivated, announceGrantCreated, announceGrantExpired, announceGrantVoided } from './grant-events.js';

@@ -1,7 +1,7 @@
-import type { Queryable } from '../db/pool.js';
-import { findGrant } from '../funds/grants.js';
-import { refundTakesMoney, refundUndone, type DisputeFacts, type RefundFacts } from '../funds/payments/event-meaning.js';
-import { minorToMicros, sameCurrency } from '../funds/payments/minor-units.js';
+import type { Queryable } from '../../db/pool.js';
+import { findGrant } from '../grants.js';
+import { refundTakesMoney, refundUndone, type DisputeFacts, type RefundFacts } from './event-meaning.js';
+import { minorToMicros, sameCurrency } from './minor-units.js';
 import {
   findDispute,
   findPayment,
@@ -12,8 +12,8 @@ import {
   saveDispute,
   saveRefund,
   type PaymentRow,
-} from '../funds/payments/records.js';
-import { enqueueMessages } from '../outbound/enqueue.js';
+} from './records.js';
+import { enqueueMessages } from '../../outbound/enqueue.js';
 import type { PaymentEffect } from './payment-effect.js';
 import { paymentMessage } from './payment-messages.js';
 import { freezeGrant, postRefundToPayer, reverseRefund } from './payment-writes.js';

@@ -1,9 +1,9 @@
-import type { Queryable } from '../db/pool.js';
-import { NO_FUNDING, post } from '../funds/posting/index.js';
-import { findGrant, setDisputed } from '../funds/grants.js';
-import { lockWalletFunds } from '../funds/wallet-funds.js';
-import { GrantNotFound, WalletNotFound } from './errors.js';
-import { writePosting } from './write-posting.js';
+import type { Queryable } from '../../db/pool.js';
+import { NO_FUNDING, post } from '../posting/index.js';
+import { findGrant, setDisputed } from '../grants.js';
+import { lockWalletFunds } from '../wallet-funds.js';
+import { GrantNotFound, WalletNotFound } from '../errors.js';
+import { writePosting } from '../write-posting.js';
 
 /**
  * What a payment processor's events do to a paid grant after it activated: money paid back

@@ -1,4 +1,4 @@
-import type { Party, Posting } from '../funds/posting/index.js';
+import type { Party, Posting } from './posting/index.js';
 import type { Transfer } from './transfers.js';
 
 /** The accounts behind a posting's parties, and what every entry of it carries. */
