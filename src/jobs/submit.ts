@@ -4,7 +4,7 @@ import { latestPriceVersion, priceBookOf } from '../catalog/prices.js';
 import { pricedDimensions, quote, unitPriceOf, validateUsage } from '../pricing/index.js';
 import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import { parsePolicy } from '../lifecycle/index.js';
-import type { AccountRow } from '../ledger/accounts.js';
+import type { AccountRow } from '../funds/accounts.js';
 import { reserveHold } from '../ledger/hold.js';
 import { insertJob } from '../ledger/job-writes.js';
 import type { JobRow } from './rows.js';
