@@ -1,5 +1,6 @@
 import { html, type Html } from '../html.js';
 import { badge, money, when } from '../layout.js';
+import { parseAmount, type Micros } from '../../money/index.js';
 
 /** A grant as GET /v1/wallets/{id}/grants answers it (the fields the console shows). */
 export interface GrantSummary {
@@ -31,12 +32,12 @@ export interface FundingShare {
 
 const NOT_ENTERED = new Set(['scheduled', 'awaiting_payment', 'canceled']);
 
-/** Exact micro-units of a decimal string ("12.5" → 12500000n): the bar's widths are integer shares of the amount. */
-function micros(amount: string): bigint {
-  const negative = amount.startsWith('-');
-  const [whole, fraction = ''] = amount.replace(/^-/, '').split('.');
-  const value = BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6));
-  return negative ? -value : value;
+/**
+ * Exact micro-units of an amount as the API writes it ("12.500000" → 12500000n), read by
+ * money/'s one parser: the bar's widths are integer shares of the amount.
+ */
+function micros(amount: string): Micros {
+  return parseAmount(amount, { allowZero: true, allowNegative: true });
 }
 
 /**
