@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool.js';
-import { IdleLoops } from '../queue/engine/index.js';
+import { Poller } from '../queue/engine/index.js';
 import { claimDeliveries, type ClaimedDelivery } from './claim.js';
 import { deliver, type AttemptResult } from './deliver.js';
 import type { DestinationPolicy, Resolver } from './destinations.js';
@@ -28,59 +28,47 @@ export interface DeliveryWorkerOptions {
  * due delivery (claim.ts: the queue engine's claim — SKIP LOCKED, lease, fencing token), sending it outside any
  * transaction (deliver.ts), and recording the attempt and the outcome under the token
  * (outcome.ts). A worker killed mid-delivery leaves its claim to lapse: the delivery is
- * claimed and sent again — so receivers dedupe by webhook-id. Idle loops poll.
+ * claimed and sent again — so receivers dedupe by webhook-id. Idle loops poll
+ * (queue/engine/poller.ts).
  *
  * `pool` is a function: the CLI's worker follows the database to a new pool when it
  * moves (an embedded server restarted on another port), and this worker with it.
  */
 export class DeliveryWorker {
-  private running = false;
-  private loops: Promise<void>[] = [];
-  private readonly idleLoops: IdleLoops;
+  private readonly poller: Poller;
 
   constructor(
     private readonly pool: () => Pool,
     private readonly options: DeliveryWorkerOptions,
   ) {
-    this.idleLoops = new IdleLoops(options.settings.pollIntervalMs);
+    this.poller = new Poller({ pollIntervalMs: options.settings.pollIntervalMs, log: options.log });
   }
 
   start(): void {
-    this.running = true;
-    for (let i = 0; i < this.options.settings.concurrency; i++) this.loops.push(this.loop());
+    this.poller.start(
+      Array.from({ length: this.options.settings.concurrency }, () => ({
+        failed: 'claiming outbound deliveries failed; retrying after the poll interval',
+        round: () => this.deliverNext(),
+      })),
+    );
   }
 
   /** Stops claiming; deliveries in flight finish (each within the timeout) and are recorded. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.idleLoops.wakeAll();
-    await Promise.all(this.loops);
-    this.loops = [];
+    await this.poller.stop();
   }
 
-  private async loop(): Promise<void> {
-    const { settings } = this.options;
-    while (this.running) {
-      let claims: ClaimedDelivery[];
-      try {
-        claims = await claimDeliveries(this.pool(), 1, settings.leaseSeconds);
-      } catch (error) {
-        this.options.log.warn({ err: error }, 'claiming outbound deliveries failed; retrying after the poll interval');
-        await this.idle();
-        continue;
-      }
-      const claim = claims[0];
-      if (!claim) {
-        await this.idle();
-        continue;
-      }
-      // Work is waiting: another idle loop may find more.
-      this.idleLoops.wakeOne();
-      await this.attempt(claim);
-    }
+  /** One due delivery claimed and attempted; false when none was due, or its outcome could not be recorded. */
+  private async deliverNext(): Promise<boolean> {
+    const [claim] = await claimDeliveries(this.pool(), 1, this.options.settings.leaseSeconds);
+    if (!claim) return false;
+    // Work is waiting: another idle loop may find more.
+    this.poller.wakeOne();
+    return await this.attempt(claim);
   }
 
-  private async attempt(claim: ClaimedDelivery): Promise<void> {
+  /** Sends one delivery and records it; false when the record could not be written (the database is away). */
+  private async attempt(claim: ClaimedDelivery): Promise<boolean> {
     const { settings, policy, resolver, log, raiseAlert } = this.options;
     const result = await deliver(
       { url: claim.url, messageId: claim.message_id, body: JSON.stringify(claim.payload), secrets: claim.secrets },
@@ -97,16 +85,11 @@ export class DeliveryWorker {
         { err: error, message_id: claim.message_id },
         'could not record an outbound delivery; it is sent again once its lease runs out',
       );
-      await this.idle();
-      return;
+      return false;
     }
     logOutcome(log, claim, result, outcome);
+    return true;
   }
-
-  private idle(): Promise<void> {
-    return this.running ? this.idleLoops.wait() : Promise.resolve();
-  }
-
 }
 
 function logOutcome(log: DeliveryLog, claim: ClaimedDelivery, result: AttemptResult, outcome: RecordedOutcome): void {

@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool.js';
-import { IdleLoops } from '../queue/engine/index.js';
+import { Poller } from '../queue/engine/index.js';
 import { failpoint } from '../failpoints.js';
 import { STRIPE_CALLS_TABLE, type ClaimedCall } from '../funds/payments/calls-table.js';
 import { meaningOf, refundOf, type EventMeaning, type PaymentSuccess, type RefundFacts } from '../funds/payments/event-meaning.js';
@@ -36,44 +36,30 @@ export interface PaymentsWorkerOptions {
  * The two payment queues of the engine, worked by one loop each: Stripe's events in
  * (claimed, settled under their objects' locks, marked under the claim's token) and
  * Tally's calls to Stripe out (claimed, called outside any transaction with the row's
- * Idempotency-Key, the answer recorded under the claim's token). Idle loops poll.
+ * Idempotency-Key, the answer recorded under the claim's token). Idle loops poll
+ * (queue/engine/poller.ts).
  * `pool` is a function: the CLI's worker follows the database to a new pool.
  */
 export class PaymentsWorker {
-  private running = false;
-  private loops: Promise<void>[] = [];
-  private readonly idleLoops: IdleLoops;
+  private readonly poller: Poller;
 
   constructor(
     private readonly pool: () => Pool,
     private readonly options: PaymentsWorkerOptions,
   ) {
-    this.idleLoops = new IdleLoops(options.pollIntervalMs);
+    this.poller = new Poller({ pollIntervalMs: options.pollIntervalMs, log: options.log });
   }
 
   start(): void {
-    this.running = true;
-    this.loops.push(this.loop('stripe events', () => this.settleNextEvent()));
-    this.loops.push(this.loop('stripe calls', () => this.callNext()));
+    this.poller.start([
+      { failed: 'stripe events: a step failed; retrying after the poll interval', round: () => this.settleNextEvent() },
+      { failed: 'stripe calls: a step failed; retrying after the poll interval', round: () => this.callNext() },
+    ]);
   }
 
+  /** Stops claiming; the event or call in hand is finished and recorded. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.idleLoops.wakeAll();
-    await Promise.all(this.loops);
-    this.loops = [];
-  }
-
-  private async loop(what: string, step: () => Promise<boolean>): Promise<void> {
-    while (this.running) {
-      let worked = false;
-      try {
-        worked = await step();
-      } catch (error) {
-        this.options.log.warn({ err: error }, `${what}: a step failed; retrying after the poll interval`);
-      }
-      if (!worked) await this.idle();
-    }
+    await this.poller.stop();
   }
 
   /** One Stripe event: claimed, its meaning settled (after an API call it may need), marked. */
@@ -216,10 +202,6 @@ export class PaymentsWorker {
       log.warn({ call_id: claim.id, err: error }, 'could not record a recharge answer; it is asked again once its lease runs out');
     }
     return true;
-  }
-
-  private idle(): Promise<void> {
-    return this.running ? this.idleLoops.wait() : Promise.resolve();
   }
 }
 

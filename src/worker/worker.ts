@@ -3,7 +3,7 @@ import type { Pool } from '../db/pool.js';
 import { newClient } from '../db/host-selection.js';
 import { failpoint } from '../failpoints.js';
 import { EVENTS_CHANNEL, claimEvents, type ClaimedEvent } from '../queue/index.js';
-import { IdleLoops } from '../queue/engine/index.js';
+import { Poller, type PollingLoop } from '../queue/engine/index.js';
 import { settleEvent, settleEvents, settleReadyEvents, type EventOutcome } from './settle-event.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { logEventOutcome } from './outcome-log.js';
@@ -59,15 +59,15 @@ export interface WorkerOptions {
 export const DEFAULT_BATCH_SIZE = processConfig().settleBatchSize; // TALLY_SETTLE_BATCH_SIZE
 
 /**
- * A settlement worker: `concurrency` loops that claim one event at a time, settle it,
- * and claim the next; idle loops sleep until a NOTIFY or the poll interval. Any number
+ * A settlement worker: `concurrency` loops (queue/engine/poller.ts) that claim a batch,
+ * settle it, and claim the next; idle loops sleep until a NOTIFY or the poll interval. Any number
  * of workers in any number of processes may run against one database — claims, leases
  * and fencing tokens make that safe; notifications only make it fast.
  */
 export class Worker {
+  /** the notification connection and the duties run while this is true; the loops are the poller's */
   private running = false;
-  private loops: Promise<void>[] = [];
-  private readonly idleLoops: IdleLoops;
+  private readonly poller: Poller;
   private listener: pg.Client | null = null;
   private listenTimer: NodeJS.Timeout | null = null;
   private dutyTimer: NodeJS.Timeout | null = null;
@@ -79,14 +79,14 @@ export class Worker {
     private readonly options: WorkerOptions,
   ) {
     this.leases = new LeaseKeeper(pool, options.leaseSeconds, options.log);
-    this.idleLoops = new IdleLoops(options.pollIntervalMs);
+    this.poller = new Poller({ pollIntervalMs: options.pollIntervalMs, log: options.log });
   }
 
   async start(): Promise<void> {
     this.running = true;
     this.leases.start();
     await this.listen();
-    for (let i = 0; i < this.options.concurrency; i++) this.loops.push(this.loop());
+    this.poller.start(Array.from({ length: this.options.concurrency }, () => this.loop()));
     this.dutyTimer = setInterval(() => {
       this.dutyRun = this.dutyRun.then(() => this.duties());
     }, this.options.dutyIntervalMs);
@@ -99,8 +99,7 @@ export class Worker {
     if (this.dutyTimer) clearInterval(this.dutyTimer);
     if (this.listenTimer) clearTimeout(this.listenTimer);
     this.listenTimer = null;
-    this.idleLoops.wakeAll();
-    await Promise.all(this.loops);
+    await this.poller.stop();
     await this.leases.stop();
     await this.dutyRun;
     await this.listener?.end().catch(() => {});
@@ -111,45 +110,42 @@ export class Worker {
     return this.options.batchSize ?? DEFAULT_BATCH_SIZE;
   }
 
-  private async loop(): Promise<void> {
+  /** One loop: its rounds, and what it carries from one round to the next. */
+  private loop(): PollingLoop {
     // After a locked batch left events for a lease, or failed: one leased claim next.
     let leaseNext = false;
-    while (this.running) {
-      if ((this.options.firstAttempts ?? 'locked') === 'locked' && !leaseNext) {
-        const found = await this.settleLocked();
-        if (found === 'none') await this.idle();
-        leaseNext = found === 'lease_next';
-        continue;
-      }
-      leaseNext = false;
-      let claims: ClaimedEvent[];
-      try {
-        claims = await claimEvents(this.pool, this.batchSize, this.options.leaseSeconds);
-      } catch (error) {
-        this.options.log.warn({ err: error }, 'claiming events failed; retrying after the poll interval');
-        await this.idle();
-        continue;
-      }
-      if (claims.length === 0) {
-        await this.idle();
-        continue;
-      }
-      const release = this.leases.hold(claims);
-      failpoint('worker.after_claim');
-      const started = performance.now();
-      try {
-        const outcomes = claims.length === 1 ? [await settleEvent(this.pool, claims[0]!)] : await settleEvents(this.pool, claims);
-        const seconds = (performance.now() - started) / 1000;
-        outcomes.forEach((outcome, i) => this.report(claims[i]!, outcome, seconds));
-      } catch (error) {
-        // Even recording the failure failed (database down): the leases expire and the
-        // events are claimed again.
-        this.options.log.warn({ err: error, events: claims.length }, 'could not record the event outcome; the leases expire and the events are claimed again');
-        release();
-        await this.idle();
-      } finally {
-        release();
-      }
+    return {
+      failed: 'claiming events failed; retrying after the poll interval',
+      round: async () => {
+        if ((this.options.firstAttempts ?? 'locked') === 'locked' && !leaseNext) {
+          const found = await this.settleLocked();
+          leaseNext = found === 'lease_next';
+          return found !== 'none';
+        }
+        leaseNext = false;
+        return await this.settleClaimed(await claimEvents(this.pool, this.batchSize, this.options.leaseSeconds));
+      },
+    };
+  }
+
+  /** Settles a leased batch; false when there was none, or when not even a failure could be recorded. */
+  private async settleClaimed(claims: ClaimedEvent[]): Promise<boolean> {
+    if (claims.length === 0) return false;
+    const release = this.leases.hold(claims);
+    failpoint('worker.after_claim');
+    const started = performance.now();
+    try {
+      const outcomes = claims.length === 1 ? [await settleEvent(this.pool, claims[0]!)] : await settleEvents(this.pool, claims);
+      const seconds = (performance.now() - started) / 1000;
+      outcomes.forEach((outcome, i) => this.report(claims[i]!, outcome, seconds));
+      return true;
+    } catch (error) {
+      // Even recording the failure failed (database down): the leases expire and the
+      // events are claimed again.
+      this.options.log.warn({ err: error, events: claims.length }, 'could not record the event outcome; the leases expire and the events are claimed again');
+      return false;
+    } finally {
+      release();
     }
   }
 
@@ -185,11 +181,6 @@ export class Worker {
     logEventOutcome(this.options.log, claim, outcome);
   }
 
-  /** Waits for a notification or the poll interval, whichever comes first. */
-  private idle(): Promise<void> {
-    return this.running ? this.idleLoops.wait() : Promise.resolve();
-  }
-
   /**
    * Hand-written rather than pg-listen: it is one client, one LISTEN and a retry timer,
    * and notifications are only a hint here (polling settles everything anyway), so a
@@ -209,7 +200,7 @@ export class Worker {
     });
     // One notification is one new event: wake one idle loop, not all of them (every
     // woken loop runs the claim query; a herd of them costs more than the settling).
-    client.on('notification', () => this.idleLoops.wakeOne());
+    client.on('notification', () => this.poller.wakeOne());
     try {
       await client.connect();
       await client.query(`listen ${EVENTS_CHANNEL}`);
