@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // In each test process, what `tally`'s commands set at start (src/cli/main.ts).
+    setupFiles: ['test/support/process-knobs.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -1,4 +1,6 @@
 import { destinationPolicy, type DestinationPolicy } from '../outbound/destinations.js';
+import { DEFAULT_INTAKE_LIMITS, type IntakeLimits } from '../intake/delivery-writer.js';
+import { DEFAULT_REPAIR_SETTINGS, type RepairSettings } from '../reconcile/repair.js';
 
 /**
  * The configuration the HTTP layer needs, handed to buildApp by the command that starts it
@@ -12,6 +14,10 @@ export interface ApiSettings {
   readonly metricsToken: string | null;
   /** TALLY_OUTBOUND_ALLOW / _DENY, parsed once at start */
   readonly destinations: DestinationPolicy;
+  /** how intake's writes share commits (TALLY_INTAKE_GROUPS_IN_FLIGHT, TALLY_INTAKE_MAX_GROUP) */
+  readonly intake: IntakeLimits;
+  /** how a reconciliation run's repairs claim and settle an event (TALLY_LEASE_SECONDS, TALLY_MAX_ATTEMPTS, TALLY_USAGE_FETCH_TIMEOUT_MS) */
+  readonly repairs: RepairSettings;
 }
 
 declare module 'fastify' {
@@ -20,11 +26,13 @@ declare module 'fastify' {
   }
 }
 
-/** What an app built without them gets: no admin, open metrics, the default destination policy. */
+/** What an app built without them gets: no admin, open metrics, the default destination policy, intake limits and repairs. */
 export function apiSettingsOf(given: Partial<ApiSettings>): ApiSettings {
   return {
     adminToken: given.adminToken ?? null,
     metricsToken: given.metricsToken ?? null,
     destinations: given.destinations ?? destinationPolicy({}),
+    intake: given.intake ?? DEFAULT_INTAKE_LIMITS,
+    repairs: given.repairs ?? DEFAULT_REPAIR_SETTINGS,
   };
 }

@@ -15,6 +15,7 @@ import { BODY_LIMIT_BYTES } from './limits.js';
 import { REQUEST_ID_LOG_LABEL, requestIdOf, returnRequestId, withRequestId } from './request-id.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { uncachedProviders, type ProviderLookup } from '../catalog/provider-cache.js';
+import { DeliveryWriter } from '../intake/delivery-writer.js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiApp, ApiContext } from './context.js';
 import { tenantRoutes } from './routes/tenants.js';
@@ -49,7 +50,7 @@ export interface AppOptions {
   serverSecret?: Buffer;
   /** check every answer against its route's response schema (TALLY_CHECK_RESPONSES=1, the tests) */
   checkResponses?: boolean;
-  /** admin and metrics tokens, destination policy (from the configuration); none given: no admin, open metrics */
+  /** admin and metrics tokens, destination policy, intake limits, repairs (from the configuration); none given: no admin, open metrics, the defaults */
   settings?: Partial<ApiSettings>;
 }
 
@@ -113,6 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     pool: options.pool,
     metrics: options.metrics ?? createMetrics(options.pool),
     providers: options.providers ?? uncachedProviders(options.pool, app.serverSecret),
+    deliveries: new DeliveryWriter(options.pool, app.apiSettings.intake),
   };
   registerHealth(app, options.pool);
   // Types only: validation stays with the ajv configured above.

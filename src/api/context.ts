@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, Raw
 import type { Pool } from '../db/pool.js';
 import type { Metrics } from './metrics.js';
 import type { ProviderLookup } from '../catalog/provider-cache.js';
+import type { DeliveryWriter } from '../intake/delivery-writer.js';
 
 /**
  * The app as route modules see it: request body, params, query string and headers are
@@ -18,4 +19,6 @@ export interface ApiContext {
   metrics: Metrics;
   /** how intake finds a webhook's provider (serve: a ProviderCache) */
   providers: ProviderLookup;
+  /** intake's group-committed writes, with the command's limits (ApiSettings.intake) */
+  deliveries: DeliveryWriter;
 }

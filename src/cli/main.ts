@@ -31,9 +31,13 @@ const program = new Command()
   .description('Exactly-once billing for wallet-funded asynchronous AI inference jobs')
   .showHelpAfterError()
   // Every command starts by reading the configuration (src/config/): an invalid setting
-  // stops it before it does anything, with a sentence naming the setting.
-  .hook('preAction', () => {
-    processConfig();
+  // stops it before it does anything, with a sentence naming the setting. The command
+  // hands the values down; the two test knobs met deep in the ledger's paths, where no
+  // call carries them, are set here once for the process (loaded only when set).
+  .hook('preAction', async () => {
+    const config = processConfig();
+    if (config.failpoints.length > 0) (await import('../failpoints.js')).armFailpoints(config.failpoints);
+    if (config.checkResponses) (await import('../outbound/enqueue.js')).checkOutboundMessages(true);
   });
 
 program

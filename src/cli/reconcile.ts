@@ -2,6 +2,7 @@ import { openDatabase } from '../db/connect.js';
 import { debugStacks, processConfig } from '../config/index.js';
 import { migrate } from '../db/migrate.js';
 import { reconcile, type ReconciliationRun } from '../reconcile/run.js';
+import { repairSettings } from '../reconcile/repair.js';
 import { reconcileProgress } from './reconcile-progress.js';
 
 /** Exit status when the run itself failed (database unreachable, …): neither clean nor "exceptions found". */
@@ -18,7 +19,8 @@ const RECONCILE_CONCURRENCY = 2;
 export async function reconcileCommand(options: { json?: boolean; repair?: boolean }): Promise<void> {
   let run: ReconciliationRun;
   try {
-    const db = await openDatabase(processConfig(), { max: 4 });
+    const config = processConfig();
+    const db = await openDatabase(config, { max: 4 });
     try {
       await migrate(db.pool);
       const progress = reconcileProgress();
@@ -27,6 +29,7 @@ export async function reconcileCommand(options: { json?: boolean; repair?: boole
         // one core when the planner does not parallelise it.
         run = await reconcile(db.pool, {
           repair: options.repair ?? false,
+          repairWith: repairSettings(config),
           onCheck: (p) => progress.onCheck(p),
           concurrency: RECONCILE_CONCURRENCY,
         });

@@ -12,6 +12,8 @@ import { readyLines } from './serve-banner.js';
 import { processConfig } from '../config/index.js';
 import { loadServerSecret } from '../api/server-secret.js';
 import { destinationPolicy } from '../outbound/destinations.js';
+import { intakeLimits } from '../intake/delivery-writer.js';
+import { repairSettings } from '../reconcile/repair.js';
 import { sealSecretsAtStart } from './seal-at-start.js';
 import { PortBusy, ensurePortFree, isAddressInUse } from './port-check.js';
 import { countTenantsAndWallets } from '../catalog/tenant-list.js';
@@ -55,6 +57,8 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       adminToken,
       metricsToken: config.metricsToken ?? null,
       destinations: destinationPolicy({ TALLY_OUTBOUND_ALLOW: config.outboundAllow, TALLY_OUTBOUND_DENY: config.outboundDeny }),
+      intake: intakeLimits(config),
+      repairs: repairSettings(config),
     },
   });
   if (!adminToken) app.log.warn('TALLY_ADMIN_TOKEN is not set: admin calls answer 401');

@@ -2,8 +2,9 @@ import type { Database } from '../db/connect.js';
 import { backoff, type BackoffPolicy } from '../backoff.js';
 import type { Metrics } from '../api/metrics.js';
 import type { Config } from '../config/index.js';
-import { runDueDuties } from '../duties/duties.js';
+import { dutyIntervals, runDueDuties } from '../duties/duties.js';
 import { Worker, type WorkerOptions } from '../worker/worker.js';
+import { settleSettings } from '../worker/settle-event.js';
 import { divertConnectionFailures, reasonOf, throttleConnectionFailures } from './connection-trouble.js';
 import { describeDatabaseUrl } from '../db/hosts.js';
 
@@ -20,13 +21,8 @@ export async function startWorker(db: Database, config: Config, concurrency: num
 
 async function startWorkerWithLog(db: Database, config: Config, concurrency: number, log: Log, metrics?: Metrics): Promise<Worker> {
   const worker = new Worker(db.pool, {
+    ...settlementOptions(config),
     concurrency,
-    leaseSeconds: config.leaseSeconds,
-    pollIntervalMs: config.pollIntervalMs,
-    batchSize: config.settleBatchSize,
-    firstAttempts: config.settleClaim,
-    dutyIntervalMs: 1000,
-    duties: runDueDuties,
     databaseUrl: db.url,
     log,
     onOutcome: (outcome, seconds, claim) => {
@@ -36,6 +32,22 @@ async function startWorkerWithLog(db: Database, config: Config, concurrency: num
   });
   await worker.start();
   return worker;
+}
+
+/** What `serve` and `worker` hand their settlement worker from the configuration. */
+export function settlementOptions(
+  config: Config,
+): Pick<WorkerOptions, 'leaseSeconds' | 'pollIntervalMs' | 'batchSize' | 'firstAttempts' | 'settle' | 'dutyIntervalMs' | 'duties'> {
+  const intervals = dutyIntervals(config);
+  return {
+    leaseSeconds: config.leaseSeconds,
+    pollIntervalMs: config.pollIntervalMs,
+    batchSize: config.settleBatchSize,
+    firstAttempts: config.settleClaim,
+    settle: settleSettings(config),
+    dutyIntervalMs: 1000,
+    duties: (pool, log) => runDueDuties(pool, log, intervals),
+  };
 }
 
 /** Waits after losing the database: jittered, doubling per attempt up to the cap. */

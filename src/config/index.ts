@@ -1,5 +1,6 @@
 export {
   ConfigError,
+  DEFAULT_CONFIG,
   debugStacks,
   loadConfig,
   processConfig,

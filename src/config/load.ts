@@ -72,6 +72,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   return Object.fromEntries(readings.map(({ key, value }) => [key, value])) as Config;
 }
 
+/**
+ * Every setting's default: the configuration of an empty environment, never this process's.
+ * What a module takes when the command that starts it hands it no value (a test, a
+ * library call), so each default is still declared once, in SETTINGS.
+ */
+export const DEFAULT_CONFIG: Config = loadConfig({});
+
 /** This process's settings as read, with where each came from, problems included (for `tally config`). */
 export function processReadings(): { readings: Reading[]; problems: string[] } {
   return readSettings(process.env);
@@ -82,7 +89,7 @@ let loaded: Config | undefined;
 /**
  * This process's configuration, read from its environment once, at the first call (every
  * CLI command makes that call before it does anything). The one place in src/ that reads
- * `process.env`.
+ * `process.env`; only the commands (src/cli/) call it, and hand the values down.
  */
 export function processConfig(): Config {
   loaded ??= loadConfig(process.env);

@@ -13,9 +13,13 @@ import { billable, type PriceBook, type Usage } from '../pricing/index.js';
 import { reconcile, type ReconciliationRun } from '../reconcile/run.js';
 import { planJobs, simulate, type PlannedJob, type SimulationReport } from '../simulator/index.js';
 import { sleep } from '../backoff.js';
-import { runDueDuties } from '../duties/duties.js';
+import { dutyIntervals, runDueDuties } from '../duties/duties.js';
 import { unsettledSql } from '../queue/index.js';
 import { Worker } from '../worker/worker.js';
+import { settleSettings } from '../worker/settle-event.js';
+import { intakeLimits } from '../intake/delivery-writer.js';
+import { repairSettings } from '../reconcile/repair.js';
+import type { Config } from '../config/index.js';
 import { progressBar } from './progress.js';
 import { runPaymentsDemo } from './payments-demo.js';
 import { DemoLog } from './refusal-log.js';
@@ -26,6 +30,8 @@ export interface DemoOptions {
   concurrency: number;
   /** keep the server running after the report, on this port, until Ctrl-C (to look at the data in the console) */
   serve?: { port: number };
+  /** the command's configuration: the settle, intake and duty settings of the demo's server and workers */
+  config: Config;
 }
 
 const MODEL = 'sim/llm-large';
@@ -55,11 +61,28 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     const serverSecret = randomBytes(32);
     // The refusals the simulator provokes are counted for the report, not logged one by one.
     const serverLog = new DemoLog();
-    app = await buildApp({ pool, logLevel: 'warn', logStream: serverLog, serverSecret, settings: { adminToken } });
+    const { config } = options;
+    app = await buildApp({
+      pool,
+      logLevel: 'warn',
+      logStream: serverLog,
+      serverSecret,
+      settings: { adminToken, intake: intakeLimits(config), repairs: repairSettings(config) },
+    });
     await app.listen({ port: options.serve?.port ?? 0, host: '127.0.0.1' });
     const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     for (let i = 0; i < 2; i++) {
-      const worker = new Worker(pool, { concurrency: 4, leaseSeconds: 30, pollIntervalMs: 200, dutyIntervalMs: 1000, duties: runDueDuties, databaseUrl: server.url, log });
+      const worker = new Worker(pool, {
+        concurrency: 4,
+        leaseSeconds: 30,
+        pollIntervalMs: 200,
+        batchSize: config.settleBatchSize,
+        settle: settleSettings(config),
+        dutyIntervalMs: 1000,
+        duties: (db, dutyLog) => runDueDuties(db, dutyLog, dutyIntervals(config)),
+        databaseUrl: server.url,
+        log,
+      });
       await worker.start();
       workers.push(worker);
     }

@@ -8,7 +8,7 @@ import { deleteExpiredIdempotencyKeys } from '../idempotency/keys.js';
 import { DEFAULT_POLICY } from '../lifecycle/index.js';
 import { awaitingSql } from '../queue/index.js';
 import { reconcile } from '../reconcile/run.js';
-import { processConfig } from '../config/index.js';
+import { DEFAULT_CONFIG, type Config } from '../config/index.js';
 import { GRANT_SWEEP_BUDGET_MS, activateDueGrants, expireDueGrants } from './grant-duties.js';
 
 /**
@@ -19,8 +19,13 @@ import { GRANT_SWEEP_BUDGET_MS, activateDueGrants, expireDueGrants } from './gra
  * it to each Worker (worker/ knows nothing of what the duties are).
  */
 
-/** How often each periodic duty runs, across all workers together. */
-export const DUTY_INTERVAL_SECONDS = {
+type Duty = 'cancel_grace' | 'hold_expiry' | 'grant_activation' | 'grant_expiry' | 'idempotency_cleanup' | 'reconcile';
+
+/** How often each periodic duty runs, in seconds, across all workers together. */
+export type DutyIntervals = Readonly<Record<Duty, number>>;
+
+/** The intervals by default; the command hands down TALLY_RECONCILE_INTERVAL_SECONDS (dutyIntervals). */
+export const DUTY_INTERVAL_SECONDS: DutyIntervals = {
   cancel_grace: 2,
   hold_expiry: 5,
   // A scheduled grant brings its money, and an expired one's unheld remaining leaves,
@@ -29,8 +34,13 @@ export const DUTY_INTERVAL_SECONDS = {
   grant_expiry: 2,
   idempotency_cleanup: 3600,
   // TALLY_RECONCILE_INTERVAL_SECONDS=0 turns scheduled reconciliation off.
-  reconcile: processConfig().reconcileIntervalSeconds,
-} as const;
+  reconcile: DEFAULT_CONFIG.reconcileIntervalSeconds,
+};
+
+/** The intervals with the configuration's (TALLY_RECONCILE_INTERVAL_SECONDS). */
+export function dutyIntervals(config: Pick<Config, 'reconcileIntervalSeconds'>): DutyIntervals {
+  return { ...DUTY_INTERVAL_SECONDS, reconcile: config.reconcileIntervalSeconds };
+}
 
 /** Most jobs one run of a duty takes on (releases; holds flagged); the next run takes the rest. */
 const DUTY_BATCH_LIMIT = 500;
@@ -43,31 +53,32 @@ export const IDEMPOTENCY_RETENTION_DAYS = 30;
  * Takes the duty if it is due: one conditional upsert, so however many workers ask,
  * one runs it per interval (a duty new to this build gets its row on first use).
  */
-async function claimDuty(db: Queryable, name: keyof typeof DUTY_INTERVAL_SECONDS): Promise<boolean> {
+async function claimDuty(db: Queryable, name: Duty, intervals: DutyIntervals): Promise<boolean> {
   const result = await db.query(
     `insert into duties as d (name, last_run_at) values ($1, now())
      on conflict on constraint duties_pkey do update set last_run_at = now()
      where d.last_run_at <= now() - make_interval(secs => $2)`,
-    [name, DUTY_INTERVAL_SECONDS[name]],
+    [name, intervals[name]],
   );
   return result.rowCount === 1;
 }
 
-export async function runDueDuties(pool: Pool, log: DecisionLog): Promise<void> {
-  if (await claimDuty(pool, 'cancel_grace')) {
+/** Runs each duty that is due, once across all workers (a command hands its workers this with its intervals). */
+export async function runDueDuties(pool: Pool, log: DecisionLog, intervals: DutyIntervals = DUTY_INTERVAL_SECONDS): Promise<void> {
+  if (await claimDuty(pool, 'cancel_grace', intervals)) {
     const released = await releaseAfterCancelGrace(pool, log);
     if (released > 0) log.info({ released }, 'released holds of jobs whose cancel grace passed');
   }
-  if (await claimDuty(pool, 'hold_expiry')) {
+  if (await claimDuty(pool, 'hold_expiry', intervals)) {
     const flagged = await flagExpiredHolds(pool);
     if (flagged > 0)
       log.warn({ holds: flagged }, 'holds open past their expiry with no terminal event; tally reconcile --repair releases them');
   }
   // Activation first: a grant that took effect and expired while no worker ran brings its
   // money before its expiry takes the unheld part away (both keyed, each once).
-  if (await claimDuty(pool, 'grant_activation')) await activateDueGrants(pool, { budgetMs: GRANT_SWEEP_BUDGET_MS, log });
-  if (await claimDuty(pool, 'grant_expiry')) await expireDueGrants(pool, { budgetMs: GRANT_SWEEP_BUDGET_MS, log });
-  if (DUTY_INTERVAL_SECONDS.reconcile > 0 && (await claimDuty(pool, 'reconcile'))) {
+  if (await claimDuty(pool, 'grant_activation', intervals)) await activateDueGrants(pool, { budgetMs: GRANT_SWEEP_BUDGET_MS, log });
+  if (await claimDuty(pool, 'grant_expiry', intervals)) await expireDueGrants(pool, { budgetMs: GRANT_SWEEP_BUDGET_MS, log });
+  if (intervals.reconcile > 0 && (await claimDuty(pool, 'reconcile', intervals))) {
     const run = await reconcile(pool, { log });
     const log_ = run.clean ? log.info.bind(log) : log.warn.bind(log);
     log_(
@@ -75,7 +86,7 @@ export async function runDueDuties(pool: Pool, log: DecisionLog): Promise<void> 
       run.clean ? 'scheduled reconciliation: clean' : 'scheduled reconciliation found exceptions',
     );
   }
-  if (await claimDuty(pool, 'idempotency_cleanup')) {
+  if (await claimDuty(pool, 'idempotency_cleanup', intervals)) {
     // A credit's or a grant's record is kept for ever: its ledger key derives from the Idempotency-Key.
     await deleteExpiredIdempotencyKeys(pool, IDEMPOTENCY_RETENTION_DAYS, [CREDIT_ROUTE, GRANT_ROUTE]);
   }

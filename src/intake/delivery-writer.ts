@@ -1,19 +1,31 @@
 import { mapDatabaseError } from '../db/errors.js';
 import type { Pool } from '../db/pool.js';
 import { deliveryKey, persistDeliveries, wakerFor, type AttemptRecord, type NewEvent } from '../queue/index.js';
-import { processConfig } from '../config/index.js';
+import { DEFAULT_CONFIG, type Config } from '../config/index.js';
 import { GroupCommit } from './group-commit.js';
 
 /** What intake writes for one delivery: its accepted event, or an attempt alone. */
 export type DeliveryWrite = { event: NewEvent } | { attempt: AttemptRecord };
 
-/**
- * Concurrent group writes per process. Two keep one group committing while the next
- * forms, so the database's commit flush and Node's request handling overlap; measured
- * in bench/RESULTS.md.
- */
-const MAX_IN_FLIGHT = processConfig().intakeGroupsInFlight; // TALLY_INTAKE_GROUPS_IN_FLIGHT
-const MAX_GROUP = processConfig().intakeMaxGroup; // TALLY_INTAKE_MAX_GROUP
+/** How intake's writes share commits, handed down by the command that starts the API. */
+export interface IntakeLimits {
+  /**
+   * Concurrent group writes (TALLY_INTAKE_GROUPS_IN_FLIGHT). Two keep one group committing
+   * while the next forms, so the database's commit flush and Node's request handling
+   * overlap; measured in bench/RESULTS.md.
+   */
+  readonly groupsInFlight: number;
+  /** most deliveries one commit writes (TALLY_INTAKE_MAX_GROUP) */
+  readonly maxGroup: number;
+}
+
+/** The intake limits from the configuration. */
+export function intakeLimits(config: Pick<Config, 'intakeGroupsInFlight' | 'intakeMaxGroup'>): IntakeLimits {
+  return { groupsInFlight: config.intakeGroupsInFlight, maxGroup: config.intakeMaxGroup };
+}
+
+/** What a writer made without limits takes: every setting's default. */
+export const DEFAULT_INTAKE_LIMITS: IntakeLimits = intakeLimits(DEFAULT_CONFIG);
 
 /**
  * Intake's writes, group-committed (group-commit.ts): each delivery is answered only after
@@ -24,8 +36,11 @@ const MAX_GROUP = processConfig().intakeMaxGroup; // TALLY_INTAKE_MAX_GROUP
 export class DeliveryWriter {
   private readonly group: GroupCommit<DeliveryWrite, boolean>;
 
-  constructor(private readonly pool: Pool) {
-    this.group = new GroupCommit((writes) => this.writeGroup(writes), { maxInFlight: MAX_IN_FLIGHT, maxGroup: MAX_GROUP });
+  constructor(
+    private readonly pool: Pool,
+    limits: IntakeLimits = DEFAULT_INTAKE_LIMITS,
+  ) {
+    this.group = new GroupCommit((writes) => this.writeGroup(writes), { maxInFlight: limits.groupsInFlight, maxGroup: limits.maxGroup });
   }
 
   write(delivery: DeliveryWrite): Promise<boolean> {
@@ -63,6 +78,11 @@ export class DeliveryWriter {
 
 const writers = new WeakMap<Pool, DeliveryWriter>();
 
+/**
+ * The writer of intake's deliveries on `pool` with the default limits, shared by its
+ * callers: what receiveWebhook writes through when it is handed none (an app hands it
+ * the one it made with the command's limits).
+ */
 export function deliveryWriterFor(pool: Pool): DeliveryWriter {
   let writer = writers.get(pool);
   if (!writer) writers.set(pool, (writer = new DeliveryWriter(pool)));

@@ -11,7 +11,7 @@ import { adapterFor } from '../webhooks/adapters/index.js';
 import { MAX_EVENT_KEY_LENGTH, type CanonicalEvent } from '../webhooks/canonical-event.js';
 import { WebhookRefused, type RefusalContext } from '../webhooks/errors.js';
 import { storedEventOf, type AttemptRecord } from '../queue/index.js';
-import { deliveryWriterFor } from './delivery-writer.js';
+import { deliveryWriterFor, type DeliveryWriter } from './delivery-writer.js';
 
 export type IntakeStatus = 'accepted' | 'already_accepted';
 
@@ -23,7 +23,9 @@ export interface IntakeResult {
 /**
  * The receipt path (docs/ARCHITECTURE.md "Intake and the outbox"): verify on the raw bytes, normalise, resolve
  * the job, check identities, then persist the event — which is also its outbox
- * entry — in one transaction. 200 means durably accepted, not settled.
+ * entry — in one transaction. 200 means durably accepted, not settled. Writes go through
+ * `writer` (group-committed with the other deliveries'): the app's, made with the command's
+ * limits, or by default the pool's with the default limits.
  */
 export async function receiveWebhook(
   pool: Pool,
@@ -31,6 +33,7 @@ export async function receiveWebhook(
   providerName: string,
   raw: Buffer,
   headers: IncomingHttpHeaders,
+  writer: DeliveryWriter = deliveryWriterFor(pool),
 ): Promise<IntakeResult> {
   const provider = await providers.find(providerName);
   if (!provider) throw new WebhookRefused(404, 'not_found', `no provider named ${providerName}`);
@@ -38,7 +41,7 @@ export async function receiveWebhook(
   const known: RefusalContext = { provider: provider.name };
   try {
     try {
-      return await receiveFor(pool, provider, raw, headers, known);
+      return await receiveFor(pool, writer, provider, raw, headers, known);
     } catch (error) {
       // A provider kept in memory may predate a rotation another process just committed
       // (its notification still on the way): before refusing a signature, look again.
@@ -46,7 +49,7 @@ export async function receiveWebhook(
       if (!(error instanceof WebhookRefused && error.code === 'invalid_signature')) throw error;
       const current = await providers.reread(providerName);
       if (!current || JSON.stringify(current) === JSON.stringify(provider)) throw error;
-      return await receiveFor(pool, current, raw, headers, known);
+      return await receiveFor(pool, writer, current, raw, headers, known);
     }
   } catch (error) {
     if (error instanceof WebhookRefused) Object.assign(error.context, known);
@@ -56,6 +59,7 @@ export async function receiveWebhook(
 
 async function receiveFor(
   pool: Pool,
+  writer: DeliveryWriter,
   provider: ProviderRow,
   raw: Buffer,
   headers: IncomingHttpHeaders,
@@ -84,18 +88,18 @@ async function receiveFor(
   const found = await lookUpDelivery(pool, provider, event);
   if (found.earlier) {
     Object.assign(known, { job_id: found.earlier.job_id, tenant_id: found.earlier.tenant_id });
-    return answerRepeat(pool, provider, event, found.earlier, payloadHash);
+    return answerRepeat(writer, provider, event, found.earlier, payloadHash);
   }
   const job = found.job;
   if (!job) throw new WebhookRefused(404, 'unknown_job', 'no job of this provider matches data.job_id / data.provider_job_ref');
   Object.assign(known, { job_id: job.id, tenant_id: job.tenant_id });
   const mismatch = mismatchOf(job, event);
   if (mismatch) {
-    await recordAttempt(pool, provider.name, event.eventKey, job.id, job.tenant_id, 'event_mismatch', payloadHash, { mismatch });
+    await recordAttempt(writer, provider.name, event.eventKey, job.id, job.tenant_id, 'event_mismatch', payloadHash, { mismatch });
     throw new WebhookRefused(422, 'event_mismatch', `the event's ${mismatch} does not match the job; nothing was billed`);
   }
 
-  const inserted = await deliveryWriterFor(pool).write({
+  const inserted = await writer.write({
     event: {
       provider: provider.name,
       eventKey: event.eventKey,
@@ -115,7 +119,7 @@ async function receiveFor(
       // A claim is only ever written with its event; one without is damage, not a repeat.
       throw new Error(`event key ${event.eventKey} of provider ${provider.name} is claimed (webhook_event_keys) but no event holds it`);
     }
-    return answerRepeat(pool, provider, event, first, payloadHash);
+    return answerRepeat(writer, provider, event, first, payloadHash);
   }
   failpoint('intake.after_commit');
   return { status: 'accepted', eventKey: event.eventKey };
@@ -138,17 +142,17 @@ async function findEvent(db: Queryable, provider: string, eventKey: string): Pro
 
 /** Same key, same bytes: a duplicate. Same key, other bytes: a conflict, never processed. */
 async function answerRepeat(
-  pool: Pool,
+  writer: DeliveryWriter,
   provider: ProviderRow,
   event: CanonicalEvent,
   earlier: StoredEventRow,
   payloadHash: Buffer,
 ): Promise<IntakeResult> {
   if (earlier.payload_hash.equals(payloadHash)) {
-    await recordAttempt(pool, provider.name, event.eventKey, earlier.job_id, earlier.tenant_id, 'already_accepted', payloadHash);
+    await recordAttempt(writer, provider.name, event.eventKey, earlier.job_id, earlier.tenant_id, 'already_accepted', payloadHash);
     return { status: 'already_accepted', eventKey: event.eventKey };
   }
-  await recordAttempt(pool, provider.name, event.eventKey, earlier.job_id, earlier.tenant_id, 'event_key_conflict', payloadHash);
+  await recordAttempt(writer, provider.name, event.eventKey, earlier.job_id, earlier.tenant_id, 'event_key_conflict', payloadHash);
   throw new WebhookRefused(
     409,
     'event_key_conflict',
@@ -203,7 +207,7 @@ function mismatchOf(job: JobRow, event: CanonicalEvent): string | null {
 
 /** Recorded with the other deliveries of its group (delivery-writer.ts): one commit for all. */
 async function recordAttempt(
-  pool: Pool,
+  writer: DeliveryWriter,
   provider: string,
   eventKey: string,
   jobId: string | null,
@@ -212,7 +216,7 @@ async function recordAttempt(
   payloadHash: Buffer,
   detail?: Record<string, unknown>,
 ): Promise<void> {
-  await deliveryWriterFor(pool).write({
+  await writer.write({
     attempt: { id: newId(), provider, eventKey, jobId, tenantId, outcome, payloadHash, detail: detail ?? null },
   });
 }

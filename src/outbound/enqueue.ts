@@ -3,7 +3,6 @@ import { Value } from '@sinclair/typebox/value';
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../ids.js';
 import { MESSAGE_DATA_SCHEMAS, PING_EVENT_TYPE, type MessageData, type MessageType, type OutboundEventType } from './events.js';
-import { processConfig } from '../config/index.js';
 
 /**
  * The outbox's write side. A message is written in the caller's transaction — the one
@@ -88,13 +87,23 @@ export async function enqueuePing(tx: Queryable, tenantId: string, endpointId: s
   return id;
 }
 
+/** Whether each message's `data` is checked against its type's schema (off until a command turns it on). */
+let checking = false;
+
 /**
- * Every test runs with TALLY_CHECK_RESPONSES=1: there, a `data` that breaks its type's
- * documented schema throws (closed objects), so the documented shapes cannot drift from
- * what the ledger sends. Elsewhere nothing is checked: the types already say it.
+ * Every test runs with TALLY_CHECK_RESPONSES=1, which the command that starts turns into
+ * this call (src/cli/main.ts; in-process tests: test/support/process-knobs.ts): a `data`
+ * that breaks its type's documented schema then throws (closed objects), so the documented
+ * shapes cannot drift from what the ledger sends. Elsewhere nothing is checked: the types
+ * already say it. A knob of the outbox's writer, which the ledger calls deep in a
+ * settlement: set once for the process rather than passed down every call.
  */
+export function checkOutboundMessages(on: boolean): void {
+  checking = on;
+}
+
 function checkDataInTests(type: MessageType, data: unknown): void {
-  if (!processConfig().checkResponses) return;
+  if (!checking) return;
   const schema = MESSAGE_DATA_SCHEMAS[type];
   const closed = closedCopy(schema) as TSchema;
   if (!Value.Check(closed, data)) {

@@ -1,15 +1,7 @@
 import type { Queryable } from '../db/pool.js';
-import { processConfig } from '../config/index.js';
 import { claimDue, claimNamed, claimSql, extendLeases as extendEngineLeases, lockDue } from './engine/index.js';
 import { EVENTS_TABLE, fencedEvent } from './events-table.js';
 import type { ClaimedEvent } from './types.js';
-
-/**
- * How long a claim is its worker's. A dead worker's claims stay unavailable this long; a
- * live worker extends its claims every third of it (worker/lease-keeper.ts), so it must
- * be longer than the statement timeout, not than a whole claim's work.
- */
-export const DEFAULT_LEASE_SECONDS = processConfig().leaseSeconds; // TALLY_LEASE_SECONDS
 
 /**
  * The claim of ready events, `limit` at most ($1: lease seconds): the engine's one claim

@@ -5,7 +5,7 @@
  * fencing, retry and dead letters are the queue engine's (engine/, used by outbound/ too);
  * events-table.ts describes webhook_events to it. Terms: types.ts and engine/table.ts.
  */
-export { DEFAULT_LEASE_SECONDS, claimEvent, claimEvents, claimReadyStatement, extendLeases, lockReadyEvents, type LockedEvent } from './claim.js';
+export { claimEvent, claimEvents, claimReadyStatement, extendLeases, lockReadyEvents, type LockedEvent } from './claim.js';
 export { insertDeliveryAttempt } from './attempts.js';
 export { queueDepth, type QueueDepth } from './depth.js';
 export { deliveryKey, persistDeliveries, type AttemptRecord, type NewEvent } from './enqueue.js';

@@ -1,15 +1,32 @@
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { settle } from '../ledger/settle.js';
-import { DEFAULT_LEASE_SECONDS, awaitingEventOf, claimEvent, requeueDead } from '../queue/index.js';
-import { settleEvent } from '../worker/settle-event.js';
+import { awaitingEventOf, claimEvent, requeueDead } from '../queue/index.js';
+import { settleEvent, settleSettings, type SettleSettings } from '../worker/settle-event.js';
 import { logEventOutcome } from '../worker/outcome-log.js';
 import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
 import { rebuildProjection } from '../funds/projection.js';
 import { expireGrant } from '../funds/grant-writes.js';
 import { creditStrandedPayment } from '../funds/payments/payment-settle.js';
 import { formatAmount } from '../money/index.js';
+import { DEFAULT_CONFIG, type Config } from '../config/index.js';
 import type { Finding } from './checks.js';
+
+/**
+ * How a repair claims and settles an event, as a worker would: the workers' lease
+ * (TALLY_LEASE_SECONDS) and settle settings, handed down by the command that runs it.
+ */
+export interface RepairSettings extends SettleSettings {
+  readonly leaseSeconds: number;
+}
+
+/** The repair settings from the configuration. */
+export function repairSettings(config: Pick<Config, 'leaseSeconds' | 'maxAttempts' | 'usageFetchTimeoutMs'>): RepairSettings {
+  return { ...settleSettings(config), leaseSeconds: config.leaseSeconds };
+}
+
+/** What a run handed none repairs with: every setting's default. */
+export const DEFAULT_REPAIR_SETTINGS: RepairSettings = repairSettings(DEFAULT_CONFIG);
 
 export interface RepairAction {
   class: string;
@@ -32,7 +49,12 @@ export interface RepairAction {
  * expiry, as it does over the cancel grace, and a dead letter never drops money. Once
  * an operator discards the dead event (tally discard), the hold is released here.
  */
-export async function repair(pool: Pool, findings: Finding[], log?: DecisionLog): Promise<RepairAction[]> {
+export async function repair(
+  pool: Pool,
+  findings: Finding[],
+  log?: DecisionLog,
+  settings: RepairSettings = DEFAULT_REPAIR_SETTINGS,
+): Promise<RepairAction[]> {
   const actions: RepairAction[] = [];
   const inOrder = [...findings].sort((a, b) => REPAIR_ORDER.indexOf(a.class) - REPAIR_ORDER.indexOf(b.class));
   for (const finding of inOrder) {
@@ -51,7 +73,7 @@ export async function repair(pool: Pool, findings: Finding[], log?: DecisionLog)
       case 'event_stuck':
       case 'event_dead': {
         const { provider, event_key } = finding.objects as { provider: string; event_key: string };
-        await attempt('settle_event', () => redriveEvent(pool, provider, event_key, finding.class === 'event_dead', log));
+        await attempt('settle_event', () => redriveEvent(pool, provider, event_key, finding.class === 'event_dead', log, settings));
         break;
       }
       case 'hold_open_past_expiry': {
@@ -118,13 +140,20 @@ async function releaseExpiredHold(pool: Pool, jobId: string, log: DecisionLog | 
  * take it in between. The claim is the workers' own (queue/claim.ts): a live worker's
  * unexpired claim, or an event behind an earlier one of its job, is left alone.
  */
-async function redriveEvent(pool: Pool, provider: string, eventKey: string, dead: boolean, log: DecisionLog | undefined): Promise<string> {
+async function redriveEvent(
+  pool: Pool,
+  provider: string,
+  eventKey: string,
+  dead: boolean,
+  log: DecisionLog | undefined,
+  settings: RepairSettings,
+): Promise<string> {
   const claim = await withTransaction(pool, async (tx) => {
     if (dead) await requeueDead(tx, provider, eventKey);
-    return claimEvent(tx, provider, eventKey, DEFAULT_LEASE_SECONDS);
+    return claimEvent(tx, provider, eventKey, settings.leaseSeconds);
   });
   if (!claim) return 'skipped: claimed by a live worker, settled, or behind an earlier event of its job';
-  const outcome = await settleEvent(pool, claim);
+  const outcome = await settleEvent(pool, claim, settings);
   if (log) logEventOutcome(log, claim, outcome);
   return outcome.kind === 'settled' ? outcome.result.outcome : outcome.kind;
 }

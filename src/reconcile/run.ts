@@ -2,7 +2,7 @@ import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
 import { newId } from '../ids.js';
 import { EXCEPTION_CLASSES, findInconsistencies, type CheckProgress, type ExceptionClass, type Finding } from './checks.js';
-import { repair, type RepairAction } from './repair.js';
+import { repair, type RepairAction, type RepairSettings } from './repair.js';
 import { logRaisedExceptions } from './exception-log.js';
 import type { DecisionLog } from '../ledger/settlement-log.js';
 
@@ -35,6 +35,8 @@ export interface ReconciliationRun {
 export interface ReconcileOptions {
   /** repair what has a keyed repair, then look again */
   repair?: boolean;
+  /** how repairs claim and settle an event (the command's lease and settle settings); the defaults when absent */
+  repairWith?: RepairSettings;
   /**
    * Check only these classes (default: all). Exceptions of other classes are left as
    * they are — neither found nor cleared — so a frequent duty can run one cheap check
@@ -65,7 +67,8 @@ export async function reconcile(pool: Pool, options: ReconcileOptions = {}): Pro
   let repairs: RepairAction[] = [];
   const onCheck = (pass: 'repair' | 'find') => (options.onCheck ? (progress: CheckProgress) => options.onCheck!({ ...progress, pass }) : undefined);
   const concurrency = options.concurrency ?? 1;
-  if (options.repair) repairs = await repair(pool, await findInconsistencies(pool, classes, onCheck('repair'), concurrency), options.log);
+  if (options.repair)
+    repairs = await repair(pool, await findInconsistencies(pool, classes, onCheck('repair'), concurrency), options.log, options.repairWith);
   const findings = await findInconsistencies(pool, classes, onCheck('find'), concurrency);
   let raised: ReconciliationException[] = [];
   const stored = await withTransaction(pool, async (tx) => {

@@ -2,13 +2,14 @@ import { InvalidEventError, InvalidJobViewError } from '../lifecycle/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
 import { JobNotFound, SettlementMismatch } from '../ledger/errors.js';
 import type { RetryPolicy } from '../queue/index.js';
-import { processConfig } from '../config/index.js';
+import { DEFAULT_CONFIG } from '../config/index.js';
 
 /**
- * Settlement attempts before an event is dead-lettered: 8, or TALLY_MAX_ATTEMPTS (an
- * operator who wants dead letters sooner, a test that cannot wait a minute for them).
+ * Settlement attempts before an event is dead-lettered, by default (8): the command hands
+ * down TALLY_MAX_ATTEMPTS (an operator who wants dead letters sooner, a test that cannot
+ * wait a minute for them) in its SettleSettings (settle-event.ts).
  */
-export const MAX_SETTLE_ATTEMPTS = processConfig().maxAttempts;
+export const MAX_SETTLE_ATTEMPTS = DEFAULT_CONFIG.maxAttempts;
 /** Backoff between attempts: exponential from 500 ms, capped at 30 s, uniform in [ceiling/2, ceiling]. */
 export const RETRY_BASE_MS = 500;
 export const RETRY_CAP_MS = 30_000;
@@ -27,9 +28,11 @@ export function isPermanent(error: unknown): boolean {
   );
 }
 
-/** Settling's policy in the queue engine: dead after MAX_SETTLE_ATTEMPTS attempts, or at once when permanent. */
-export const SETTLE_RETRY: RetryPolicy = {
-  backoff: { floorMs: 'half', firstMs: RETRY_BASE_MS, capMs: RETRY_CAP_MS },
-  maxAttempts: MAX_SETTLE_ATTEMPTS,
-  retryForMs: null,
-};
+/** Settling's policy in the queue engine: dead after `maxAttempts` attempts, or at once when permanent. */
+export function settleRetry(maxAttempts: number): RetryPolicy {
+  return {
+    backoff: { floorMs: 'half', firstMs: RETRY_BASE_MS, capMs: RETRY_CAP_MS },
+    maxAttempts,
+    retryForMs: null,
+  };
+}

@@ -5,8 +5,25 @@ import { settle, type SettleResult } from '../ledger/settle.js';
 import { settleBatch, settleTaken } from '../ledger/settle-batch.js';
 import { failpoint } from '../failpoints.js';
 import { LeaseLost, claimOf, claimedLifecycleEvent, lockReadyEvents, recordSettleFailure, type ClaimedEvent, type EventClaim, type LockedEvent } from '../queue/index.js';
-import { SETTLE_RETRY, isPermanent } from './retry-policy.js';
+import { DEFAULT_CONFIG, type Config } from '../config/index.js';
+import { isPermanent, settleRetry } from './retry-policy.js';
 import { prepareUsage } from './usage-fetch.js';
+
+/** How a claimed event is settled, by a worker or a repair: the settle path's knobs, handed down by the command. */
+export interface SettleSettings {
+  /** attempts before an event is dead-lettered (TALLY_MAX_ATTEMPTS) */
+  readonly maxAttempts: number;
+  /** how long one usage fetch from a provider's API may take (TALLY_USAGE_FETCH_TIMEOUT_MS) */
+  readonly usageFetchTimeoutMs: number;
+}
+
+/** The settle settings from the configuration. */
+export function settleSettings(config: Pick<Config, 'maxAttempts' | 'usageFetchTimeoutMs'>): SettleSettings {
+  return { maxAttempts: config.maxAttempts, usageFetchTimeoutMs: config.usageFetchTimeoutMs };
+}
+
+/** What a caller that hands none settles with: every setting's default. */
+export const DEFAULT_SETTLE_SETTINGS: SettleSettings = settleSettings(DEFAULT_CONFIG);
 
 export type EventOutcome =
   | { kind: 'settled'; result: SettleResult }
@@ -21,13 +38,13 @@ export type EventOutcome =
  * by settle() in its own transaction, fenced by the claim's token; failures put the
  * event back with backoff, or dead-letter it.
  */
-export async function settleEvent(pool: Pool, claim: ClaimedEvent): Promise<EventOutcome> {
+export async function settleEvent(pool: Pool, claim: ClaimedEvent, settings: SettleSettings = DEFAULT_SETTLE_SETTINGS): Promise<EventOutcome> {
   try {
     let event: LifecycleEvent;
     if (claim.event.fetch_usage) {
       // Named adapters without usage in the webhook: fetch it first (worker/usage-fetch.ts).
       // A fetch failure is rescheduled there, apart from settle attempts: it never dead-letters.
-      const step = await prepareUsage(pool, claim);
+      const step = await prepareUsage(pool, claim, settings.usageFetchTimeoutMs);
       if (step.kind === 'retry') return { kind: 'retry', error: step.error };
       if (step.kind === 'mismatch') return { kind: 'usage_mismatch', field: step.field };
       if (step.kind === 'lease_lost') return { kind: 'lease_lost' };
@@ -45,7 +62,13 @@ export async function settleEvent(pool: Pool, claim: ClaimedEvent): Promise<Even
     // claim.attempts counts this attempt (the claim started it). The write is fenced: a
     // claim another worker has taken over records nothing and is reported lost — its
     // failure is not the event's attempt (issue 11.5).
-    const next = await recordSettleFailure(pool, claim, SETTLE_RETRY, { attempts: claim.attempts, permanent: isPermanent(err) }, message);
+    const next = await recordSettleFailure(
+      pool,
+      claim,
+      settleRetry(settings.maxAttempts),
+      { attempts: claim.attempts, permanent: isPermanent(err) },
+      message,
+    );
     return next.kind === 'lease_lost' ? { kind: 'lease_lost' } : { kind: next.kind, error: err };
   }
 }
@@ -56,13 +79,17 @@ export async function settleEvent(pool: Pool, claim: ClaimedEvent): Promise<Even
  * through settleEvent() one by one — where each failure is retried or dead-lettered on
  * its own. Outcomes are returned in the order of `claims`.
  */
-export async function settleEvents(pool: Pool, claims: ClaimedEvent[]): Promise<EventOutcome[]> {
+export async function settleEvents(
+  pool: Pool,
+  claims: ClaimedEvent[],
+  settings: SettleSettings = DEFAULT_SETTLE_SETTINGS,
+): Promise<EventOutcome[]> {
   const outcomes = new Map<ClaimedEvent, EventOutcome>();
   const batchable: { claim: ClaimedEvent; event: LifecycleEvent }[] = [];
   for (const claim of claims) {
     const event = eventInHand(claim);
     if (event) batchable.push({ claim, event });
-    else outcomes.set(claim, await settleEvent(pool, claim));
+    else outcomes.set(claim, await settleEvent(pool, claim, settings));
   }
   if (batchable.length > 0) {
     try {
@@ -80,7 +107,7 @@ export async function settleEvents(pool: Pool, claims: ClaimedEvent[]): Promise<
       if (error instanceof OutcomeUnknown) throw error;
       // Anything else rolled the whole batch back: each event is settled on its own,
       // where its failure stays its own.
-      for (const { claim } of batchable) outcomes.set(claim, await settleEvent(pool, claim));
+      for (const { claim } of batchable) outcomes.set(claim, await settleEvent(pool, claim, settings));
     }
   }
   return claims.map((claim) => outcomes.get(claim)!);

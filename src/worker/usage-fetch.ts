@@ -7,14 +7,15 @@ import type { UsageReading, UsageTarget } from '../webhooks/usage-source.js';
 import { lifecycleEventOf, scheduleFetchRetry, storeFetchedUsage, type ClaimedEvent } from '../queue/index.js';
 import { UsageFetchFailed, getJson } from './usage-http.js';
 import { beginUsageFetch, recordFetchMismatch, type FetchContext } from './usage-rows.js';
-import { processConfig } from '../config/index.js';
+import { DEFAULT_CONFIG } from '../config/index.js';
 
 /**
- * How long one usage fetch may take (CONTRACT: 10 s). TALLY_USAGE_FETCH_TIMEOUT_MS
- * overrides it (tests). The claim lease need not cover it: the worker extends its
- * leases while a fetch runs (worker/lease-keeper.ts).
+ * How long one usage fetch may take, by default (CONTRACT: 10 s); the command hands down
+ * TALLY_USAGE_FETCH_TIMEOUT_MS (tests) in its SettleSettings (settle-event.ts). The claim
+ * lease need not cover it: the worker extends its leases while a fetch runs
+ * (worker/lease-keeper.ts).
  */
-export const USAGE_FETCH_TIMEOUT_MS = processConfig().usageFetchTimeoutMs;
+export const USAGE_FETCH_TIMEOUT_MS = DEFAULT_CONFIG.usageFetchTimeoutMs;
 
 /**
  * Backoff after a failed fetch: the ceiling starts at 1 s and doubles up to 30 s, the delay

@@ -4,10 +4,10 @@ import { newClient } from '../db/host-selection.js';
 import { failpoint } from '../failpoints.js';
 import { EVENTS_CHANNEL, claimEvents, type ClaimedEvent } from '../queue/index.js';
 import { Poller, type PollingLoop } from '../queue/engine/index.js';
-import { settleEvent, settleEvents, settleReadyEvents, type EventOutcome } from './settle-event.js';
+import { DEFAULT_SETTLE_SETTINGS, settleEvent, settleEvents, settleReadyEvents, type EventOutcome, type SettleSettings } from './settle-event.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { logEventOutcome } from './outcome-log.js';
-import { processConfig } from '../config/index.js';
+import { DEFAULT_CONFIG } from '../config/index.js';
 import { ConnectionLost, mapDatabaseError } from '../db/errors.js';
 import { OutcomeUnknown } from '../ledger/errors.js';
 
@@ -28,11 +28,14 @@ export interface WorkerOptions {
   /** loops of this worker, each settling one batch at a time */
   concurrency: number;
   /**
-   * Most events a loop claims and settles in one transaction. Batches fill only when
-   * events wait: under light load a loop claims what is there, often one event, so
-   * latency stays low; under heavy load one commit carries many settlements.
+   * Most events a loop claims and settles in one transaction (TALLY_SETTLE_BATCH_SIZE;
+   * DEFAULT_BATCH_SIZE when absent). Batches fill only when events wait: under light load
+   * a loop claims what is there, often one event, so latency stays low; under heavy load
+   * one commit carries many settlements.
    */
   batchSize?: number;
+  /** attempts before a dead letter, the usage fetch's timeout; every setting's default when absent */
+  settle?: SettleSettings;
   /**
    * How an event's first attempt is taken (TALLY_SETTLE_CLAIM): 'locked' (the default), by
    * a row lock in the transaction that settles it (settle-event.ts: settleReadyEvents);
@@ -56,7 +59,8 @@ export interface WorkerOptions {
   onOutcome?: (outcome: EventOutcome, seconds: number, claim: ClaimedEvent) => void;
 }
 
-export const DEFAULT_BATCH_SIZE = processConfig().settleBatchSize; // TALLY_SETTLE_BATCH_SIZE
+/** Most events per batch when the command hands no TALLY_SETTLE_BATCH_SIZE: the setting's default. */
+export const DEFAULT_BATCH_SIZE = DEFAULT_CONFIG.settleBatchSize;
 
 /**
  * A settlement worker: `concurrency` loops (queue/engine/poller.ts) that claim a batch,
@@ -110,6 +114,10 @@ export class Worker {
     return this.options.batchSize ?? DEFAULT_BATCH_SIZE;
   }
 
+  private get settle(): SettleSettings {
+    return this.options.settle ?? DEFAULT_SETTLE_SETTINGS;
+  }
+
   /** One loop: its rounds, and what it carries from one round to the next. */
   private loop(): PollingLoop {
     // After a locked batch left events for a lease, or failed: one leased claim next.
@@ -135,7 +143,8 @@ export class Worker {
     failpoint('worker.after_claim');
     const started = performance.now();
     try {
-      const outcomes = claims.length === 1 ? [await settleEvent(this.pool, claims[0]!)] : await settleEvents(this.pool, claims);
+      const outcomes =
+        claims.length === 1 ? [await settleEvent(this.pool, claims[0]!, this.settle)] : await settleEvents(this.pool, claims, this.settle);
       const seconds = (performance.now() - started) / 1000;
       outcomes.forEach((outcome, i) => this.report(claims[i]!, outcome, seconds));
       return true;

@@ -1,9 +1,11 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
+  DEFAULT_CONFIG,
   SETTINGS,
   configJson,
   configLines,
@@ -12,12 +14,25 @@ import {
   readSettings,
   settingsTable,
 } from '../../src/config/index.js';
+import { settlementOptions } from '../../src/cli/worker-runtime.js';
+import { DUTY_INTERVAL_SECONDS, dutyIntervals } from '../../src/duties/duties.js';
+import { DEFAULT_INTAKE_LIMITS, DeliveryWriter, intakeLimits } from '../../src/intake/delivery-writer.js';
+import { DEFAULT_REPAIR_SETTINGS, repairSettings } from '../../src/reconcile/repair.js';
+import { DEFAULT_SETTLE_SETTINGS } from '../../src/worker/settle-event.js';
+import { MAX_SETTLE_ATTEMPTS } from '../../src/worker/retry-policy.js';
+import { USAGE_FETCH_TIMEOUT_MS } from '../../src/worker/usage-fetch.js';
+import { DEFAULT_BATCH_SIZE } from '../../src/worker/worker.js';
+import { freshDatabase } from '../support/database.js';
+import { createWorld, submitWorldJob } from '../support/fixtures.js';
 
 /**
  * Issue 24.7: one configuration. Every setting is declared once (src/config/settings.ts);
  * nothing else in src/ reads the environment; a wrong value is refused with a sentence
- * naming it; README's table is the declaration's.
+ * naming it; README's table is the declaration's. Issue 34.4: the commands (src/cli/) read
+ * it once, at start, and hand the values down; no module reads it when it loads.
  */
+
+const db = await freshDatabase({ max: 8 });
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -59,26 +74,20 @@ describe('the environment is read in one place', () => {
     expect(readers, 'read the setting from the Config the command hands down (src/config/) instead').toEqual([]);
   });
 
-  it('below the CLI, only the module-level knobs read the process configuration; everything else is handed its values', async () => {
-    // Each is a constant fixed when its module loads (as the variable was before), or a
-    // test knob deep in the settle path that no call chain should carry.
-    const knobs = [
-      'src/duties/duties.ts', // TALLY_RECONCILE_INTERVAL_SECONDS
-      'src/failpoints.ts', // TALLY_FAILPOINTS (tests)
-      'src/intake/delivery-writer.ts', // TALLY_INTAKE_GROUPS_IN_FLIGHT, TALLY_INTAKE_MAX_GROUP
-      'src/outbound/enqueue.ts', // TALLY_CHECK_RESPONSES (tests)
-      'src/queue/claim.ts', // TALLY_LEASE_SECONDS (the default of repairs' claims)
-      'src/worker/retry-policy.ts', // TALLY_MAX_ATTEMPTS
-      'src/worker/usage-fetch.ts', // TALLY_USAGE_FETCH_TIMEOUT_MS
-      'src/worker/worker.ts', // TALLY_SETTLE_BATCH_SIZE (the default; the CLI passes it)
-    ];
-    const callers: string[] = [];
+  it('only the commands (src/cli/) read the process configuration; every other module is handed its values', async () => {
+    // The name, not only a call: an import is a reader waiting to happen (an alias too).
+    const readers: string[] = [];
     for (const file of await sourceFiles(join(root, 'src'))) {
       const path = relative(root, file).replaceAll('\\', '/');
       if (path.startsWith('src/config/') || path.startsWith('src/cli/')) continue;
-      if ((await readFile(file, 'utf8')).includes('processConfig(')) callers.push(path);
+      (await readFile(file, 'utf8')).split('\n').forEach((line, i) => {
+        if (/\bprocess(Config|Readings)\b/.test(line)) readers.push(`${path}:${i + 1}: ${line.trim()}`);
+      });
     }
-    expect(callers.sort(), 'take the value as a parameter from the command instead').toEqual(knobs);
+    expect(
+      readers,
+      "take the value as a parameter (an option, a constructor's settings) from the command that starts, with DEFAULT_CONFIG's as the default",
+    ).toEqual([]);
   });
 
   it('every setting has a distinct variable, a doc line and a default text', () => {
@@ -88,6 +97,89 @@ describe('the environment is read in one place', () => {
       expect(setting.doc.length, setting.env).toBeGreaterThan(10);
       expect(setting.defaultText.length, setting.env).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('the values the commands hand down', () => {
+  const silent = { info: () => {}, warn: () => {}, error: () => {} };
+
+  it("are the configuration's; with none handed down, each module's default is the setting's", () => {
+    const options = settlementOptions(
+      loadConfig({
+        TALLY_LEASE_SECONDS: '9',
+        TALLY_POLL_INTERVAL_MS: '50',
+        TALLY_SETTLE_BATCH_SIZE: '5',
+        TALLY_SETTLE_CLAIM: 'leased',
+        TALLY_MAX_ATTEMPTS: '3',
+        TALLY_USAGE_FETCH_TIMEOUT_MS: '250',
+      }),
+    );
+    expect(options).toMatchObject({
+      leaseSeconds: 9,
+      pollIntervalMs: 50,
+      batchSize: 5,
+      firstAttempts: 'leased',
+      settle: { maxAttempts: 3, usageFetchTimeoutMs: 250 },
+    });
+    expect(intakeLimits(loadConfig({ TALLY_INTAKE_GROUPS_IN_FLIGHT: '3', TALLY_INTAKE_MAX_GROUP: '7' }))).toEqual({
+      groupsInFlight: 3,
+      maxGroup: 7,
+    });
+    expect(repairSettings(loadConfig({ TALLY_LEASE_SECONDS: '9', TALLY_MAX_ATTEMPTS: '3' }))).toMatchObject({
+      leaseSeconds: 9,
+      maxAttempts: 3,
+    });
+    expect(dutyIntervals(loadConfig({ TALLY_RECONCILE_INTERVAL_SECONDS: '0' }))).toEqual({ ...DUTY_INTERVAL_SECONDS, reconcile: 0 });
+
+    // The defaults that were read from the environment when the modules loaded are the same
+    // values still: the setting's default, declared once.
+    expect(DEFAULT_CONFIG).toEqual(loadConfig({}));
+    const defaults = settlementOptions(DEFAULT_CONFIG);
+    expect(defaults.batchSize).toBe(DEFAULT_BATCH_SIZE);
+    expect(defaults.settle).toEqual(DEFAULT_SETTLE_SETTINGS);
+    expect(DEFAULT_SETTLE_SETTINGS).toEqual({ maxAttempts: MAX_SETTLE_ATTEMPTS, usageFetchTimeoutMs: USAGE_FETCH_TIMEOUT_MS });
+    expect([DEFAULT_BATCH_SIZE, MAX_SETTLE_ATTEMPTS, USAGE_FETCH_TIMEOUT_MS]).toEqual([32, 8, 10_000]);
+    expect(DEFAULT_INTAKE_LIMITS).toEqual({ groupsInFlight: 2, maxGroup: 128 });
+    expect(DEFAULT_REPAIR_SETTINGS).toEqual({ leaseSeconds: 60, maxAttempts: 8, usageFetchTimeoutMs: 10_000 });
+    expect(DUTY_INTERVAL_SECONDS.reconcile).toBe(300);
+  });
+
+  it('TALLY_RECONCILE_INTERVAL_SECONDS reaches the duties the worker command hands its workers', async () => {
+    const runs = async () => Number((await db.pool.query<{ n: string }>('select count(*) as n from reconciliation_runs')).rows[0]!.n);
+    // 0: scheduled reconciliation is off, however often the duties are offered.
+    const off = settlementOptions(loadConfig({ TALLY_RECONCILE_INTERVAL_SECONDS: '0' }));
+    await off.duties!(db.pool, silent);
+    await off.duties!(db.pool, silent);
+    expect(await runs()).toBe(0);
+    // The default: the first offer runs one (no worker ran it in the last 300 s).
+    await settlementOptions(loadConfig({})).duties!(db.pool, silent);
+    expect(await runs()).toBe(1);
+  });
+
+  it('TALLY_INTAKE_MAX_GROUP reaches the commits of the intake writer made with it', async () => {
+    const world = await createWorld(db.pool, { funds: 1_000_000n });
+    const job = await submitWorldJob(db.pool, world);
+    const groupSizes = async (writer: DeliveryWriter) => {
+      const sizes: number[] = [];
+      writer.onGroup = (size) => sizes.push(size);
+      const attempts = Array.from({ length: 12 }, () => ({
+        id: randomUUID(),
+        provider: job.provider,
+        eventKey: `evt_${randomUUID()}`,
+        jobId: job.id,
+        outcome: 'already_accepted' as const,
+        payloadHash: createHash('sha256').update(randomUUID()).digest(),
+        detail: null,
+      }));
+      expect(await Promise.all(attempts.map((attempt) => writer.write({ attempt })))).toEqual(attempts.map(() => true));
+      return sizes;
+    };
+    // By default, the writes that find two groups in flight share the next commit.
+    expect(Math.max(...(await groupSizes(new DeliveryWriter(db.pool))))).toBeGreaterThan(1);
+    // TALLY_INTAKE_MAX_GROUP=1: one delivery per commit.
+    const one = await groupSizes(new DeliveryWriter(db.pool, intakeLimits(loadConfig({ TALLY_INTAKE_MAX_GROUP: '1' }))));
+    expect(one).toEqual(one.map(() => 1));
+    expect(one).toHaveLength(12);
   });
 });
 

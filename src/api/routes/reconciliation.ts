@@ -37,7 +37,11 @@ export function reconciliationRoutes(app: ApiApp, { pool }: ApiContext): void {
       // repairs go through keyed paths that do nothing the second time).
       // A malformed key is refused before anything runs: a refusal stores nothing.
       idempotencyKeyOf(request, false);
-      const run = await reconcile(pool, { repair: request.body?.repair ?? false, log: request.log });
+      const run = await reconcile(pool, {
+        repair: request.body?.repair ?? false,
+        repairWith: request.server.apiSettings.repairs,
+        log: request.log,
+      });
       return runIdempotent(pool, request, reply, { required: false }, async () => ({ status: 201, body: run }));
     },
   );

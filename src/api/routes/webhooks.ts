@@ -5,7 +5,7 @@ import { countAccepted, refusal } from '../webhook-outcome.js';
 import { BODY_LIMIT_BYTES } from '../limits.js';
 import { errors } from '../schemas.js';
 
-export function webhookRoutes(app: ApiApp, { pool, metrics, providers }: ApiContext): void {
+export function webhookRoutes(app: ApiApp, { pool, metrics, providers, deliveries }: ApiContext): void {
   // Signatures are over the exact bytes: this scope keeps the body as a Buffer, never
   // parsed and re-serialised.
   app.register(async (scope: ApiApp) => {
@@ -27,7 +27,7 @@ export function webhookRoutes(app: ApiApp, { pool, metrics, providers }: ApiCont
       async (request) => {
         const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         try {
-          const result = await receiveWebhook(pool, providers, request.params.provider, raw, request.headers);
+          const result = await receiveWebhook(pool, providers, request.params.provider, raw, request.headers, deliveries);
           countAccepted(metrics, request.params.provider, result.status);
           return { status: result.status, event_key: result.eventKey };
         } catch (error) {
