@@ -124,8 +124,28 @@ interface Situation {
   monthly_limit: bigint | null;
   in_flight: boolean;
   month_total: bigint;
+}
+
+interface RechargeCustomer {
   customer_id: string | null;
   payment_method: string | null;
+}
+
+/**
+ * The tenant's customer at the account of the key in use, read only once a wallet is
+ * below its threshold: the hot path (every posting that lowers `available`) reads
+ * auto_recharge alone.
+ */
+async function rechargeCustomer(tx: Queryable, tenantId: string): Promise<RechargeCustomer> {
+  const result = await tx.query<RechargeCustomer>({
+    name: 'recharge_customer',
+    text: `select c.customer_id, c.payment_method
+      from payment_settings s
+      join stripe_customers c on c.tenant_id = $1 and c.livemode = s.livemode and c.key_account = s.key_account
+      where s.processor = 'stripe'`,
+    values: [tenantId],
+  });
+  return result.rows[0] ?? { customer_id: null, payment_method: null };
 }
 
 /** A recharge decided: its grant (awaiting payment) and its call, both written. */
@@ -150,16 +170,14 @@ export async function considerRecharge(
         exists (select 1 from grants g where g.tenant_id = r.tenant_id and g.wallet_id = r.wallet_id and g.source = 'auto_recharge'
                 and g.activated_at is null and g.canceled_at is null and g.voided_at is null) as in_flight,
         (select coalesce(sum(g.amount), 0) from grants g where g.tenant_id = r.tenant_id and g.wallet_id = r.wallet_id and g.source = 'auto_recharge'
-          and g.canceled_at is null and g.created_at >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC') as month_total,
-        c.customer_id, c.payment_method
+          and g.canceled_at is null and g.created_at >= date_trunc('month', now() at time zone 'UTC') at time zone 'UTC') as month_total
       from auto_recharge r
-      left join payment_settings s on s.processor = 'stripe'
-      left join stripe_customers c on c.tenant_id = r.tenant_id and c.livemode = s.livemode and c.key_account = s.key_account
       where r.tenant_id = $3 and r.wallet_id = $1 and r.enabled and $2::bigint < r.threshold`,
     values: [wallet.walletId, available.toString(), wallet.tenantId],
   });
-  const row = result.rows[0];
-  if (!row) return null;
+  const situation = result.rows[0];
+  if (!situation) return null;
+  const row = { ...situation, ...(await rechargeCustomer(tx, wallet.tenantId)) };
   const decision: RechargeDecision = decideRecharge({
     enabled: row.enabled,
     threshold: BigInt(row.threshold),
