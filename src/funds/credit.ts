@@ -5,9 +5,9 @@ import type { AccountRow } from './accounts.js';
 import { NO_FUNDING, post, walletTotals } from './posting/index.js';
 import { insertGrant } from './grants.js';
 import { lockWalletFunds } from './wallet-funds.js';
-import { writePosting } from './write-posting.js';
+import { applyPosting } from './apply-postings.js';
 import { asWalletEntry, entryInstant, type EntryRow, type WalletEntry } from './entries.js';
-import { CreditKeyConflict, WalletNotFound } from './errors.js';
+import { CreditKeyConflict, PostingRefused, WalletNotFound } from './errors.js';
 import { enqueueMessage } from '../outbound/enqueue.js';
 import { announceGrantCreated } from './grant-events.js';
 
@@ -73,8 +73,8 @@ export async function creditWallet(tx: Queryable, request: CreditRequest): Promi
   const funds = { ...locked.funds, grants: [...locked.funds.grants, grant] };
   // The grant's own instant (just after the lock's): it is effective then, and pays the debt then.
   const posting = post(funds, NO_FUNDING, { kind: 'activate', grantId: grant.id, amount, entry: 'credit', now: grant.effectiveAt });
-  if (!posting.ok) throw new Error(`the posting module refused the credit ${key}: ${posting.refusal.reason}`);
-  const posted = await writePosting(tx, { ...locked, funds }, posting, { settlementKey: key, reference: request.reference ?? null });
+  if (!posting.ok) throw new PostingRefused(key, posting.refusal);
+  const posted = await applyPosting(tx, { ...locked, funds }, posting, { settlementKey: key, reference: request.reference ?? null });
   // The tenant's webhook, in this transaction: only a credit that commits is announced.
   await enqueueMessage(tx, {
     tenantId: wallet.tenant_id,
@@ -83,7 +83,7 @@ export async function creditWallet(tx: Queryable, request: CreditRequest): Promi
       wallet_id: wallet.id,
       amount: formatAmount(amount),
       currency: wallet.currency,
-      balance: formatAmount(posted.balance),
+      balance: formatAmount(posted.balanceAfter!),
       reference: request.reference ?? null,
     },
   });

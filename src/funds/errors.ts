@@ -1,5 +1,6 @@
 /** A wallet's money: refusals that are not database errors, each with a stable `code` for the API. */
 import { formatAmount } from '../money/index.js';
+import type { Refusal } from './posting/index.js';
 
 export class InsufficientFunds extends Error {
   readonly code = 'insufficient_funds';
@@ -100,5 +101,21 @@ export class GrantAlreadyVoided extends Error {
   constructor(readonly grantId: string) {
     super(`grant ${grantId} is voided already`);
     this.name = 'GrantAlreadyVoided';
+  }
+}
+
+/**
+ * The posting module refused an intent that the caller's own checks should have kept from
+ * it (funds/posting/ Refusal: hold_exceeded, unknown_grant, …). A named refusal, kept as
+ * it came, for the log and the 500 it answers: a bug, never a client's mistake.
+ */
+export class PostingRefused extends Error {
+  readonly code = 'posting_refused';
+  constructor(
+    readonly settlementKey: string,
+    readonly refusal: Refusal,
+  ) {
+    super(`the posting module refused ${settlementKey}: ${JSON.stringify(refusal, (_, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    this.name = 'PostingRefused';
   }
 }

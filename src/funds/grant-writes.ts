@@ -5,9 +5,9 @@ import { findGrant, insertGrant, markActivated, recordVoid, type GrantRow, type 
 import { PAYMENT_SOURCES } from './grant-status.js';
 import { lockWalletFunds } from './wallet-funds.js';
 import type { AccountRow } from './accounts.js';
-import { GrantAlreadyVoided, GrantAwaitingPayment, GrantKeyConflict, GrantNotFound, InvalidExpiry, WalletNotFound } from './errors.js';
+import { GrantAlreadyVoided, GrantAwaitingPayment, GrantKeyConflict, GrantNotFound, InvalidExpiry, PostingRefused, WalletNotFound } from './errors.js';
 import { announceGrantActivated, announceGrantCreated, announceGrantExpired, announceGrantVoided } from './grant-events.js';
-import { writePosting } from './write-posting.js';
+import { applyPosting } from './apply-postings.js';
 
 /**
  * The API route that creates a grant. Like a credit's, its idempotency records are kept
@@ -94,8 +94,8 @@ export async function createGrant(tx: Queryable, request: GrantRequest): Promise
       entry: 'grant',
       now: grant.createdAt,
     });
-    if (!posting.ok) throw new Error(`the posting module refused grant ${grant.id}: ${posting.refusal.reason}`);
-    await writePosting(tx, { ...locked, funds }, posting, { settlementKey: request.grantKey, reference: request.reference ?? null });
+    if (!posting.ok) throw new PostingRefused(request.grantKey, posting.refusal);
+    await applyPosting(tx, { ...locked, funds }, posting, { settlementKey: request.grantKey, reference: request.reference ?? null });
   }
   await announceGrantCreated(tx, grant.id, grant.activated);
   return { grant: (await findGrant(tx, { id: grant.id }))!, replayed: false, activated: grant.activated };
@@ -131,8 +131,8 @@ export async function activateGrant(tx: Queryable, grantId: string, options: { p
   await markActivated(tx, grantId);
   const reloaded = (await lockWalletFunds(tx, row.wallet_id, [], undefined, [grantId]))!;
   const posting = post(reloaded.funds, NO_FUNDING, { kind: 'activate', grantId, amount: fresh.amount, entry: 'grant', now: reloaded.now });
-  if (!posting.ok) throw new Error(`the posting module refused to activate grant ${grantId}: ${posting.refusal.reason}`);
-  await writePosting(tx, reloaded, posting, { settlementKey: fresh.grant_key, reference: fresh.reference });
+  if (!posting.ok) throw new PostingRefused(fresh.grant_key, posting.refusal);
+  await applyPosting(tx, reloaded, posting, { settlementKey: fresh.grant_key, reference: fresh.reference });
   await announceGrantActivated(tx, reloaded, { id: grantId, category: fresh.category, amount: fresh.amount });
   return 'activated';
 }
@@ -152,7 +152,7 @@ export async function expireGrant(tx: Queryable, grantId: string): Promise<bigin
   if (!posting.ok) return null;
   const expired = posting.wallet.grants.find((g) => g.id === grantId)!;
   const lapsed = expired.expiredAmount - locked.funds.grants.find((g) => g.id === grantId)!.expiredAmount;
-  await writePosting(tx, locked, posting, { settlementKey: `${row.tenant_id}:grant:${grantId}:expiry` });
+  await applyPosting(tx, locked, posting, { settlementKey: `${row.tenant_id}:grant:${grantId}:expiry` });
   await announceGrantExpired(tx, locked, expired, lapsed);
   return lapsed;
 }
@@ -178,7 +178,7 @@ export async function voidGrant(tx: Queryable, grantId: string, note: string, te
     const posting = post(locked.funds, NO_FUNDING, { kind: 'void', grantId, now: locked.now });
     if (!posting.ok) throw new GrantAlreadyVoided(grantId);
     voided = posting.wallet.grants.find((g) => g.id === grantId)!.voidedAmount - before.voidedAmount;
-    await writePosting(tx, locked, posting, { settlementKey: `${row.tenant_id}:grant:${grantId}:void`, reference: note });
+    await applyPosting(tx, locked, posting, { settlementKey: `${row.tenant_id}:grant:${grantId}:void`, reference: note });
   }
   await announceGrantVoided(tx, locked, { id: grantId, category: row.category }, voided, note);
   return (await findGrant(tx, { id: grantId }))!;

@@ -4,12 +4,8 @@ import { holdKey } from '../lifecycle/index.js';
 import { findSystemAccountId } from '../funds/accounts.js';
 import { InsufficientFunds, WalletNotFound } from '../funds/errors.js';
 import { NO_FUNDING, post } from '../funds/posting/index.js';
-import { transfersOf } from '../funds/grant-transfers.js';
-import { moveProjections } from '../funds/transfers.js';
 import { lockWalletFunds } from '../funds/wallet-funds.js';
-import { writeWalletFunds } from '../funds/wallet-funds-write.js';
-import { rechargeAfterPosting } from '../funds/payments/recharge.js';
-import { postWalletEntries, type FundsGuard, type PostedToWallet } from '../funds/wallet-entries.js';
+import { applyPostings } from '../funds/apply-postings.js';
 
 export interface HoldRow {
   job_id: string;
@@ -53,23 +49,35 @@ export async function reserveHold(tx: Queryable, request: ReserveRequest): Promi
   if (locked === null) throw new WalletNotFound(request.walletId);
   const posting = post(locked.funds, NO_FUNDING, { kind: 'hold', amount: request.amount, now: locked.now });
   if (!posting.ok) throw new InsufficientFunds(request.walletId, request.amount);
-  const transfers = transfersOf(posting.postings, {
-    walletId: request.walletId,
-    tenantId: request.tenantId,
-    currency: request.currency,
-    settlementKey: holdKey(request.tenantId, request.jobId),
-    jobId: request.jobId,
-    accounts: { revenue },
-  });
-  const guard = { tenantId: request.tenantId, currency: request.currency, available: request.amount };
-  // A zero hold writes no entry (an entry always moves money); the wallet is still checked.
-  const taken =
-    transfers.length === 0
-      ? await checkWallet(tx, request.walletId, guard)
-      : await postWalletEntries(tx, request.walletId, transfers, guard);
-  if (taken === null) throw new InsufficientFunds(request.walletId, request.amount);
-  const pendingEntryId = taken.rows[0]?.id ?? null;
-  await moveProjections(tx, transfers, [request.walletId, revenue], new Set([request.walletId]));
+  let hold: HoldRow | undefined;
+  await applyPostings(
+    tx,
+    [
+      {
+        locked,
+        items: [
+          {
+            origin: { settlementKey: holdKey(request.tenantId, request.jobId), jobId: request.jobId, revenueAccountId: revenue },
+            postings: posting.postings,
+          },
+        ],
+        funds: posting.wallet,
+        jobs: new Map([[request.jobId, posting.job]]),
+      },
+    ],
+    {
+      guard: { tenantId: request.tenantId, currency: request.currency, available: request.amount },
+      overdraft: 'raise',
+      // The hold's row names its first 'reserve' entry; its shares reference it.
+      afterEntries: async (applied) => {
+        hold = await insertHold(tx, request, revenue, applied[0]?.[0]?.rows[0]?.id ?? null);
+      },
+    },
+  );
+  return hold!;
+}
+
+async function insertHold(tx: Queryable, request: ReserveRequest, revenue: string, pendingEntryId: string | null): Promise<HoldRow> {
   const hold = await tx.query<HoldRow>(
     `insert into holds (job_id, tenant_id, wallet_id, revenue_account_id, currency, amount, pending_entry_id, expires_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
@@ -84,26 +92,7 @@ export async function reserveHold(tx: Queryable, request: ReserveRequest): Promi
       request.expiresAt,
     ],
   );
-  // Each share names its own 'reserve' entry (inserted in the shares' order).
-  const shareEntries = posting.job.shares.map((share, i) => ({
-    jobId: request.jobId,
-    grantId: share.grantId,
-    pendingEntryId: taken.rows[i]?.id ?? null,
-  }));
-  await writeWalletFunds(tx, locked, posting.wallet, new Map([[request.jobId, posting.job]]), shareEntries);
-  await rechargeAfterPosting(tx, locked, posting.postings, posting.totals.available);
   return hold.rows[0]!;
-}
-
-/** The guard of a reservation without an entry (nothing to take, so nothing to lock): null when it refuses. */
-async function checkWallet(tx: Queryable, walletId: string, guard: FundsGuard): Promise<PostedToWallet | null> {
-  const found = await tx.query<{ balance: bigint }>(
-    `select credits_posted - debits_posted as balance from accounts
-     where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3 and credits_posted - debits_posted - debits_pending >= $4`,
-    [walletId, guard.tenantId, guard.currency, guard.available.toString()],
-  );
-  const row = found.rows[0];
-  return row ? { rows: [], balance: row.balance } : null;
 }
 
 /**

@@ -2,7 +2,6 @@ import type { Intent } from '../lifecycle/index.js';
 import type { HoldResolution, HoldRow } from './hold.js';
 import type { LockedJob } from './locked-job.js';
 import type { NewSettlement } from './settlements.js';
-import type { Transfer } from '../funds/transfers.js';
 
 export interface EventSource {
   provider: string;
@@ -13,12 +12,8 @@ export interface EventSource {
 export interface PlannedIntent {
   /** the settlement row: its unique key is the financial boundary */
   settlement: NewSettlement;
-  /**
-   * The entries to write. The caller posts them with the account projections, last and
-   * wallet first (write-decision.ts moveAccounts): a wallet's entries take their places
-   * in its order under its lock, in the statement that moves it (wallet-entries.ts).
-   */
-  transfers: Transfer[];
+  /** whether it moves money (a hold of zero is captured or released without an entry) */
+  moves: boolean;
   /** the tenant's revenue account the entries move (docs/ARCHITECTURE.md "Lock order": after the wallet) */
   revenueAccount: string;
   /** true when the entries charge the wallet (a capture or an upward adjustment) */
@@ -26,9 +21,9 @@ export interface PlannedIntent {
   /** the hold a capture or release resolves */
   resolvesHold: HoldResolution | null;
   /**
-   * What the posting module is asked for the job's grants (write-decision.ts moveAccounts):
-   * it splits `transfers`, which move the wallet as a whole, across the job's shares and
-   * the wallet's grants, and the split is what is written.
+   * What the posting module is asked (allocate.ts): it splits the movement across the
+   * job's shares and the wallet's grants, and the one writer writes its postings
+   * (funds/apply-postings.ts).
    */
   funding: FundingIntent;
 }
@@ -62,10 +57,7 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
           remainder: intent.remainder,
           snapshot: intent.snapshot,
         },
-        transfers: [
-          holdTransfer(job, hold, intent.key, 'capture', 'post_pending', intent.amount),
-          holdTransfer(job, hold, intent.key, 'release_remainder', 'void_pending', intent.remainder),
-        ],
+        moves: intent.amount + intent.remainder > 0n,
         revenueAccount: revenue,
         // Only a charge can overdraw: a zero capture merely voids the hold.
         charges: intent.amount > 0n,
@@ -81,7 +73,7 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
     case 'release':
       return {
         settlement: { ...base, chargeType: 'release', version: 1, amount: intent.amount, reason: intent.reason },
-        transfers: [holdTransfer(job, hold, intent.key, 'release', 'void_pending', intent.amount)],
+        moves: intent.amount > 0n,
         revenueAccount: revenue,
         charges: false,
         resolvesHold: { jobId: row.id, tenantId: row.tenant_id, posted: 0n, voided: intent.amount, settlementKey: intent.key },
@@ -89,18 +81,6 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
       };
     case 'adjustment': {
       const charge = intent.amount > 0n;
-      const transfer: Transfer = {
-        settlementKey: intent.key,
-        entryType: 'adjustment',
-        flags: 'posted',
-        // a charge moves wallet → revenue; a refund moves it back
-        debitAccountId: charge ? row.wallet_id : revenue,
-        creditAccountId: charge ? revenue : row.wallet_id,
-        amount: charge ? intent.amount : -intent.amount,
-        currency: row.currency,
-        tenantId: row.tenant_id,
-        jobId: row.id,
-      };
       return {
         settlement: {
           ...base,
@@ -110,7 +90,7 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
           snapshot: intent.snapshot,
           ...(intent.reason ? { reason: intent.reason } : {}),
         },
-        transfers: [transfer],
+        moves: intent.amount !== 0n,
         revenueAccount: revenue,
         charges: charge,
         resolvesHold: null,
@@ -118,26 +98,4 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
       };
     }
   }
-}
-
-function holdTransfer(
-  job: LockedJob,
-  hold: HoldRow,
-  key: string,
-  entryType: Transfer['entryType'],
-  flags: 'post_pending' | 'void_pending',
-  amount: bigint,
-): Transfer {
-  return {
-    settlementKey: key,
-    entryType,
-    flags,
-    pendingId: hold.pending_entry_id,
-    debitAccountId: job.row.wallet_id,
-    creditAccountId: hold.revenue_account_id,
-    amount,
-    currency: job.row.currency,
-    tenantId: job.row.tenant_id,
-    jobId: job.row.id,
-  };
 }

@@ -8,11 +8,9 @@ import { findHolds, resolveHolds } from './hold.js';
 import { writeJobs, type LockedJob } from './locked-job.js';
 import { planIntent, type PlannedIntent } from './plan-intent.js';
 import { findSettlement, findSettlements, insertSettlements, type SettlementRow } from './settlements.js';
-import { moveProjections, type Transfer } from '../funds/transfers.js';
-import { postWalletEntries } from '../funds/wallet-entries.js';
-import { allocateToGrants } from './allocate.js';
+import { applyPostings } from '../funds/apply-postings.js';
+import { postingsOfDecisions } from './allocate.js';
 import { formatAmount } from '../money/index.js';
-import { walletDelta } from '../funds/posting/index.js';
 import { enqueueMessages, type NewMessage } from '../outbound/enqueue.js';
 
 /**
@@ -50,10 +48,8 @@ export interface Written {
   replayed: boolean;
   /** every settlement this decision inserted now (none when its effect existed before) */
   inserted: SettlementRow[];
-  /** what each inserted settlement writes; its transfers move the wallet as a whole until allocateToGrants splits them */
+  /** what each inserted settlement writes */
   plans: PlannedIntent[];
-  transfers: Transfer[];
-  revenueAccount: string | null;
   charges: boolean;
 }
 
@@ -117,8 +113,6 @@ export async function writeDecisions(
       replayed: own.length === 0 && settlement !== null,
       inserted: own,
       plans: plans[i]!,
-      transfers: plans[i]!.flatMap((p) => p.transfers),
-      revenueAccount: plans[i]!.at(-1)?.revenueAccount ?? null,
       charges: plans[i]!.some((p) => p.charges),
     };
   });
@@ -149,9 +143,10 @@ export async function writeDecisions(
  * tenant) queues on, so they are updated last: what does not depend on their balances
  * (job.settled, hold.expired, the decisions' own alerts) is written before them, and
  * their locks are held for their own statements and COMMIT — plus, only when a charge
- * overdrew a wallet, its alert and message. Each wallet is one statement that moves it
- * and inserts its entries with their running balances, in its order (wallet-entries.ts);
- * then the revenue accounts, in one.
+ * overdrew a wallet, its alert and message. The posting module splits each settlement
+ * across the job's shares and the wallet's grants (allocate.ts), and the one writer writes
+ * them (funds/apply-postings.ts): each wallet one statement that moves it and inserts its
+ * entries with their running balances, in its order; then the revenue accounts, in one.
  */
 export async function moveAccounts(tx: Queryable, written: Written[]): Promise<SettleResult[]> {
   const sourceOf = ({ request, replayed, settlement }: Written) => {
@@ -170,40 +165,31 @@ export async function moveAccounts(tx: Queryable, written: Written[]): Promise<S
     written.flatMap((w) => w.decision.outcome.raises.map((a) => alertOf(w, { class: a, detail: decisionDetail(w, a) }))),
   );
 
-  const byWallet = new Map<string, Transfer[]>();
-  for (const w of written) {
-    const moving = w.transfers.filter((t) => t.amount !== 0n);
-    if (moving.length > 0) byWallet.set(w.job.row.wallet_id, [...(byWallet.get(w.job.row.wallet_id) ?? []), ...moving]);
+  // The one writer (funds/apply-postings.ts), for every wallet the batch moves, in id order.
+  const wallets = [...new Set(written.filter((w) => w.plans.some((p) => p.moves)).map((w) => w.job.row.wallet_id))].sort();
+  const ofWallet = (wallet: string) => written.filter((w) => w.job.row.wallet_id === wallet);
+  const postings = await postingsOfDecisions(tx, new Map(wallets.map((wallet) => [wallet, ofWallet(wallet)])));
+  const applied = await applyPostings(tx, postings, { overdraft: 'report' });
+  // Each decision's wallet balance after its own settlements, as if the batch had been
+  // settled one event at a time in its order (the writer's balanceAfter): so
+  // wallet_overdrawn names the event whose charge overdrew the wallet, not every charge of
+  // the batch (issue 11.8) — exactly as settle() raises it for the same events one by one.
+  const balanceAfter = new Map<Written, bigint | null>();
+  for (const [i, wallet] of wallets.entries()) {
+    let next = 0;
+    for (const w of ofWallet(wallet)) {
+      next += w.plans.length;
+      if (w.plans.length > 0) balanceAfter.set(w, applied[i]![next - 1]!.balanceAfter);
+    }
   }
-  const wallets = [...byWallet.keys()].sort();
-  const revenues = [...new Set(written.flatMap((w) => (w.revenueAccount ? [w.revenueAccount] : [])))].sort();
-  const balances = new Map<string, bigint>();
-  const funded = await allocateToGrants(
-    tx,
-    new Map(wallets.map((wallet) => [wallet, written.filter((w) => w.job.row.wallet_id === wallet)])),
-  );
-  for (const wallet of wallets) {
-    const transfers = written.filter((w) => w.job.row.wallet_id === wallet).flatMap((w) => w.transfers);
-    const posted = await postWalletEntries(tx, wallet, transfers);
-    if (!posted) throw new Error(`wallet ${wallet} vanished while settling`);
-    balances.set(wallet, posted.balance);
-  }
-  await funded.write();
-  await moveProjections(
-    tx,
-    written.flatMap((w) => w.transfers),
-    revenues,
-    new Set(wallets),
-  );
 
-  const balanceAfter = balancesAfterEach(written, balances);
   const overdrafts: RaisedAlert[] = [];
   const overdraftMessages: NewMessage[] = [];
-  const results = written.map((w, i): SettleResult => {
+  const results = written.map((w): SettleResult => {
     const { job, decision, request } = w;
     const alerts: AlertClass[] = [...decision.outcome.raises];
-    const walletBalance = balanceAfter[i];
-    if (w.charges && walletBalance !== undefined && walletBalance < 0n) {
+    const walletBalance = balanceAfter.get(w);
+    if (w.charges && walletBalance !== undefined && walletBalance !== null && walletBalance < 0n) {
       const event = request.claim ? { provider: request.claim.provider, event_key: request.claim.eventKey } : {};
       alerts.push('wallet_overdrawn');
       overdrafts.push(
@@ -260,26 +246,6 @@ function settledMessages({ job, decision, inserted, request }: Written): NewMess
         ]
       : []),
   ]);
-}
-
-/**
- * Each decision's wallet balance as if the batch had been settled one event at a time,
- * in its order: the balance after the whole batch minus what the later decisions moved.
- * So wallet_overdrawn is raised by the events whose charge left the wallet below zero —
- * naming the one that overdrew it, not every charge of the batch (issue 11.8) — exactly
- * as settle() raises it for the same events one by one.
- */
-function balancesAfterEach(written: Written[], balances: Map<string, bigint>): (bigint | undefined)[] {
-  const after = new Map(balances);
-  const result: (bigint | undefined)[] = new Array(written.length);
-  for (let i = written.length - 1; i >= 0; i--) {
-    const wallet = written[i]!.job.row.wallet_id;
-    const balance = after.get(wallet);
-    result[i] = balance;
-    if (balance !== undefined)
-      after.set(wallet, balance - written[i]!.transfers.reduce((sum, t) => sum + walletDelta(t, wallet).balance, 0n));
-  }
-  return result;
 }
 
 /**

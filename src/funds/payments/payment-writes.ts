@@ -2,8 +2,8 @@ import type { Queryable } from '../../db/pool.js';
 import { NO_FUNDING, post } from '../posting/index.js';
 import { findGrant, setDisputed } from '../grants.js';
 import { lockWalletFunds } from '../wallet-funds.js';
-import { GrantNotFound, WalletNotFound } from '../errors.js';
-import { writePosting } from '../write-posting.js';
+import { GrantNotFound, PostingRefused, WalletNotFound } from '../errors.js';
+import { applyPosting } from '../apply-postings.js';
 
 /**
  * What a payment processor's events do to a paid grant after it activated: money paid back
@@ -33,8 +33,8 @@ export async function postRefundToPayer(tx: Queryable, refund: PayerRefund): Pro
     entry: refund.entry,
     now: locked.now,
   });
-  if (!result.ok) throw new Error(`the posting module refused ${refund.settlementKey}: ${result.refusal.reason}`);
-  await writePosting(tx, locked, result, { settlementKey: refund.settlementKey, reference: refund.reference ?? null });
+  if (!result.ok) throw new PostingRefused(refund.settlementKey, result.refusal);
+  await applyPosting(tx, locked, result, { settlementKey: refund.settlementKey, reference: refund.reference ?? null });
   return true;
 }
 
@@ -50,8 +50,8 @@ export async function reverseRefund(tx: Queryable, refund: Omit<PayerRefund, 'en
     amount: refund.amount,
     now: locked.now,
   });
-  if (!result.ok) throw new Error(`the posting module refused ${key}: ${result.refusal.reason}`);
-  await writePosting(tx, locked, result, { settlementKey: key, reference: refund.reference ?? null });
+  if (!result.ok) throw new PostingRefused(key, result.refusal);
+  await applyPosting(tx, locked, result, { settlementKey: key, reference: refund.reference ?? null });
   return true;
 }
 
