@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { availableChange, type Holdings } from '../funds/statement.js';
+import { availableDelta, type WalletChange } from '../funds/posting/index.js';
 import { formatAmount } from '../money/index.js';
 import { SignedAmountString } from './schemas.js';
 
@@ -10,7 +10,7 @@ import { SignedAmountString } from './schemas.js';
  * balance and not what is available, a debt repayment neither. These columns do add up:
  * over any run of the wallet's order, Σ balance_change is the change of the balance, Σ
  * reserved_change of the reserved amount, Σ available_change of balance − reserved. The
- * arithmetic is the ledger's (statement.ts entryChange, availableChange): this only
+ * arithmetic is the ledger's (funds/posting walletDelta, availableDelta): this only
  * writes it out.
  */
 
@@ -23,10 +23,10 @@ export const changeFields = {
   }),
 };
 
-export function changeView(change: Holdings) {
+export function changeView(change: WalletChange) {
   return {
     balance_change: formatAmount(change.balance),
     reserved_change: formatAmount(change.reserved),
-    available_change: formatAmount(availableChange(change)),
+    available_change: formatAmount(availableDelta(change)),
   };
 }

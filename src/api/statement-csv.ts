@@ -1,6 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { formatAmount } from '../money/index.js';
-import { availableChange, entryChange, type Statement } from '../funds/statement.js';
+import { availableDelta } from '../funds/posting/index.js';
+import type { Statement } from '../funds/statement.js';
 
 /**
  * A statement as CSV (RFC 4180: comma separated, CRLF line ends, a field quoted when it
@@ -52,7 +53,7 @@ type Row = Partial<Record<(typeof STATEMENT_CSV_COLUMNS)[number], string | bigin
 const changes = (change: { balance: bigint; reserved: bigint }) => ({
   balance_change: change.balance,
   reserved_change: change.reserved,
-  available_change: availableChange(change),
+  available_change: availableDelta(change),
 });
 
 export function statementCsv(statement: Statement): string {
@@ -74,7 +75,7 @@ export function statementCsv(statement: Statement): string {
       ...holdings({ balance: line.balanceAfter, reserved: line.reservedAfter }),
       sequence: line.sequence.toString(),
       entry_id: line.id,
-      ...changes(entryChange(line.entryType, line.amount)),
+      ...changes(line.change),
     })),
     { row: 'closing', created_at: statement.to, ...holdings(statement.closing) },
     ...statement.totals.map((t): Row => ({

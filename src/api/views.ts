@@ -3,7 +3,6 @@ import type { AccountRow } from '../funds/accounts.js';
 import { walletBalances } from '../funds/accounts.js';
 import { changeView } from './entry-changes.js';
 import type { WalletEntry } from '../funds/entries.js';
-import { entryChange } from '../funds/statement.js';
 import type { SettlementRow } from '../ledger/settlements.js';
 import type { JobRow } from '../jobs/rows.js';
 import type { JobDetails } from '../jobs/view.js';
@@ -38,7 +37,7 @@ export function entryView(entry: WalletEntry) {
     balance_after: formatAmount(entry.balanceAfter),
     reserved_after: formatAmount(entry.reservedAfter),
     available_after: formatAmount(entry.balanceAfter - entry.reservedAfter),
-    ...changeView(entryChange(entry.entryType, entry.amount)),
+    ...changeView(entry.change),
   };
 }
 

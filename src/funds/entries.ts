@@ -1,10 +1,10 @@
-import type { EntryType } from './transfers.js';
+import { walletDelta, type PostingFlags, type PostingType, type WalletChange } from './posting/index.js';
 
 export interface EntryRow {
   id: string;
   settlement_key: string;
-  entry_type: EntryType;
-  flags: string;
+  entry_type: PostingType;
+  flags: PostingFlags;
   debit_account_id: string;
   credit_account_id: string;
   amount: bigint;
@@ -37,14 +37,16 @@ export function entryInstant(column = 'created_at'): string {
  * accounts as the reservation it voids, but it gives the held money back, so it is
  * positive. Amounts of different types do not add up to one thing (a reservation moves
  * what is available, a capture the balance, a debt repayment neither): what an entry
- * does to the balance and the reserved amount is statement.ts entryChange, and those
- * changes are what add up. With the wallet's holdings right after it (its running
- * balance and reserved amount).
+ * does to the balance and the reserved amount is `change` (the posting module's
+ * walletDelta), and those changes are what add up. With the wallet's holdings right
+ * after it (its running balance and reserved amount).
  */
 export interface WalletEntry {
   id: string;
-  entryType: EntryType;
+  entryType: PostingType;
   amount: bigint;
+  /** what it did to the wallet's balance and reserved amount */
+  change: WalletChange;
   settlementKey: string;
   jobId: string | null;
   reference: string | null;
@@ -64,6 +66,10 @@ export function asWalletEntry(row: EntryRow, walletId: string): WalletEntry {
     id: row.id,
     entryType: row.entry_type,
     amount: walletSideAmount(row, walletId),
+    change: walletDelta(
+      { flags: row.flags, amount: row.amount, debitAccountId: row.debit_account_id, creditAccountId: row.credit_account_id },
+      walletId,
+    ),
     settlementKey: row.settlement_key,
     jobId: row.job_id,
     reference: row.reference,

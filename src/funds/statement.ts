@@ -1,5 +1,5 @@
-import type { GrantCategory } from './posting/index.js';
-import { ENTRY_TYPES, type EntryType } from './transfers.js';
+import { POSTING_TYPES, type GrantCategory, type PostingType, type WalletChange } from './posting/index.js';
+
 
 /**
  * A wallet's statement over [from, to): what it held before, every entry in the range
@@ -11,8 +11,8 @@ import { ENTRY_TYPES, type EntryType } from './transfers.js';
  *
  * Amounts are signed from the wallet's side, as in the entries list (entries.ts): a
  * credit, a refund or a released hold positive; a reservation, a capture or a charge
- * negative. What an entry does to the balance and to the reserved amount follows from
- * its type and amount (entryChange).
+ * negative. What an entry does to the balance and to the reserved amount is its
+ * `change`, the posting module's walletDelta of its flags and accounts.
  *
  * Totals are given per entry type and per category of the grant an entry names: `paid`,
  * `promotional`, and `unassigned` for the entries that name no grant — since credit
@@ -21,10 +21,8 @@ import { ENTRY_TYPES, type EntryType } from './transfers.js';
  * between two categories: its grant's balance falls by it, the debt's rises by it.
  */
 
-export interface Holdings {
-  balance: bigint;
-  reserved: bigint;
-}
+/** What a wallet holds: its balance and its reserved amount (the same two as an entry's change). */
+export type Holdings = WalletChange;
 
 /** One entry of the wallet's order, as stored. */
 export interface ChainEntry {
@@ -32,7 +30,7 @@ export interface ChainEntry {
   sequence: bigint;
   /** RFC 3339 with microseconds, UTC */
   createdAt: string;
-  entryType: EntryType;
+  entryType: PostingType;
   jobId: string | null;
   settlementKey: string;
   reference: string | null;
@@ -41,12 +39,14 @@ export interface ChainEntry {
   /** that grant's category (null with no grant) */
   grantCategory: GrantCategory | null;
   amount: bigint;
+  /** what it did to the wallet (the posting module's walletDelta) */
+  change: Holdings;
   balanceAfter: bigint;
   reservedAfter: bigint;
 }
 
 export interface TypeTotal {
-  entryType: EntryType;
+  entryType: PostingType;
   count: number;
   amount: bigint;
   balanceChange: bigint;
@@ -71,51 +71,10 @@ export interface Statement {
   opening: Holdings;
   lines: ChainEntry[];
   closing: Holdings;
-  /** one per entry type present in the range, in ENTRY_TYPES order */
+  /** one per entry type present in the range, in POSTING_TYPES order */
   totals: TypeTotal[];
   /** one per category, in STATEMENT_CATEGORIES order, present or not: they add up to the same changes as `totals` */
   categoryTotals: CategoryTotal[];
-}
-
-/**
- * How an entry moves the wallet's balance (posted) and reserved amount (open holds). With
- * availableChange, the one definition of what an entry's columns mean: Σ over a range of
- * the balance changes is closing − opening balance, and of the available changes closing
- * − opening (balance − reserved), whatever the entry types (statement lines, the entries
- * list, the CSV).
- */
-export function entryChange(entryType: EntryType, amount: bigint): Holdings {
-  switch (entryType) {
-    case 'credit':
-    case 'grant':
-    case 'refund_reversal':
-    case 'adjustment':
-    case 'grant_expiry':
-    case 'grant_void':
-    case 'refund':
-    case 'dispute_loss':
-      return { balance: amount, reserved: 0n };
-    case 'debt_repayment':
-      // between two parties of the wallet: a grant pays its debt, the wallet holds as much as before
-      return { balance: 0n, reserved: 0n };
-    case 'capture':
-      // posts held money: the balance falls by it, and so does what is held
-      return { balance: amount, reserved: amount };
-    case 'reserve':
-    case 'release':
-    case 'release_remainder':
-      return { balance: 0n, reserved: -amount };
-  }
-}
-
-/**
- * What a change does to balance − reserved (the running `available_after`): not the wallet
- * view's `available`, which also leaves out the unheld money of grants that cannot fund
- * (expired before their expiry posts, disputed). A capture moves neither: it posts money
- * that was already held.
- */
-export function availableChange(change: Holdings): bigint {
-  return change.balance - change.reserved;
 }
 
 export class StatementChainBroken extends Error {
@@ -136,12 +95,12 @@ export class StatementChainBroken extends Error {
 export function buildStatement(range: { from: string; to: string }, before: Holdings | null, lines: ChainEntry[]): Statement {
   const opening = before ?? { balance: 0n, reserved: 0n };
   let held = opening;
-  const totals = new Map<EntryType, TypeTotal>();
+  const totals = new Map<PostingType, TypeTotal>();
   const categories = new Map<StatementCategory, CategoryTotal>(
     STATEMENT_CATEGORIES.map((category) => [category, { category, count: 0, balanceChange: 0n, reservedChange: 0n }]),
   );
   for (const line of lines) {
-    const change = entryChange(line.entryType, line.amount);
+    const change = line.change;
     const expected = { balance: held.balance + change.balance, reserved: held.reserved + change.reserved };
     if (expected.balance !== line.balanceAfter || expected.reserved !== line.reservedAfter) throw new StatementChainBroken(line, expected);
     held = expected;
@@ -168,7 +127,7 @@ export function buildStatement(range: { from: string; to: string }, before: Hold
     opening,
     lines,
     closing: held,
-    totals: ENTRY_TYPES.flatMap((t) => (totals.has(t) ? [totals.get(t)!] : [])),
+    totals: POSTING_TYPES.flatMap((t) => (totals.has(t) ? [totals.get(t)!] : [])),
     categoryTotals: [...categories.values()],
   };
 }

@@ -1,31 +1,12 @@
 import type { Queryable } from '../db/pool.js';
 import { tenantRuns } from '../db/tenant-groups.js';
-import { projectionDelta, type ProjectionDelta } from './posting/index.js';
+import { projectionDelta, type PostingFlags, type PostingType, type ProjectionDelta } from './posting/index.js';
 
-/** Every entry type (migrations/0019_credit_grants.sql ledger_entries_type_known), in the order statements list them. */
-export const ENTRY_TYPES = [
-  'credit',
-  'grant',
-  'reserve',
-  'capture',
-  'release_remainder',
-  'release',
-  'adjustment',
-  'debt_repayment',
-  'grant_expiry',
-  'grant_void',
-  'refund',
-  'refund_reversal',
-  'dispute_loss',
-] as const;
-export type EntryType = (typeof ENTRY_TYPES)[number];
-/** TigerBeetle-style transfer flags; see migrations/0001_core.sql. */
-export type EntryFlags = 'posted' | 'pending' | 'post_pending' | 'void_pending';
 
 export interface Transfer {
   settlementKey: string;
-  entryType: EntryType;
-  flags: EntryFlags;
+  entryType: PostingType;
+  flags: PostingFlags;
   pendingId?: string | null;
   debitAccountId: string;
   creditAccountId: string;

@@ -1,10 +1,9 @@
 import { keyset, type PageRequest } from '../db/keyset.js';
 import type { Queryable } from '../db/pool.js';
-import type { GrantCategory } from './posting/index.js';
+import type { GrantCategory, PostingType } from './posting/index.js';
 import type { WalletBalances } from './accounts.js';
 import { asWalletEntry, entryInstant, type EntryRow, type WalletEntry } from './entries.js';
 import { buildStatement, type ChainEntry, type Statement } from './statement.js';
-import type { EntryType } from './transfers.js';
 
 /**
  * The read side of a wallet's order (migrations/0009): its entries newest first, its
@@ -14,7 +13,7 @@ import type { EntryType } from './transfers.js';
  */
 
 export interface EntryFilters {
-  entryType?: EntryType;
+  entryType?: PostingType;
   /** RFC 3339 instants, compared by PostgreSQL to the microsecond */
   createdGte?: string;
   createdLt?: string;
@@ -157,6 +156,7 @@ function chainEntry(entry: WalletEntry, grantCategory: GrantCategory | null): Ch
     grantId: entry.grantId,
     grantCategory,
     amount: entry.amount,
+    change: entry.change,
     balanceAfter: entry.balanceAfter,
     reservedAfter: entry.reservedAfter,
   };

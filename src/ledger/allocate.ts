@@ -1,9 +1,9 @@
 import type { Queryable } from '../db/pool.js';
 import type { WalletPostings } from '../funds/apply-postings.js';
-import { NO_FUNDING, post, type Intent, type JobFunding, type Posting } from '../funds/posting/index.js';
+import { at, NO_FUNDING, post, type JobFunding, type Posting } from '../funds/posting/index.js';
 import { lockWalletsFunds } from '../funds/wallet-funds.js';
 import { PostingRefused } from '../funds/errors.js';
-import type { FundingIntent, PlannedIntent } from './plan-intent.js';
+import type { PlannedIntent } from './plan-intent.js';
 
 /** A written decision, as far as its money goes (write-decision.ts Written). */
 export interface FundedDecision {
@@ -36,7 +36,7 @@ export async function postingsOfDecisions(
     for (const decision of decisions) {
       const jobId = decision.job.row.id;
       for (const plan of decision.plans) {
-        const result = post(funds, jobs.get(jobId)!, intentOf(plan.funding, locked.now));
+        const result = post(funds, jobs.get(jobId)!, at(plan.funding, locked.now));
         if (!result.ok) throw new PostingRefused(plan.settlement.key, result.refusal);
         funds = result.wallet;
         jobs.set(jobId, result.job);
@@ -46,15 +46,4 @@ export async function postingsOfDecisions(
     wallets.push({ locked, items, funds, jobs });
   }
   return wallets;
-}
-
-function intentOf(funding: FundingIntent, now: bigint): Intent {
-  switch (funding.kind) {
-    case 'capture':
-      return { kind: 'capture', amount: funding.amount, now };
-    case 'release':
-      return { kind: 'release', now };
-    case 'adjustment':
-      return { kind: 'adjustment', version: funding.version, amount: funding.amount, now };
-  }
 }

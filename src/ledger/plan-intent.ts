@@ -1,3 +1,4 @@
+import type { JobIntent } from '../funds/posting/index.js';
 import type { Intent } from '../lifecycle/index.js';
 import type { HoldResolution, HoldRow } from './hold.js';
 import type { LockedJob } from './locked-job.js';
@@ -25,11 +26,8 @@ export interface PlannedIntent {
    * job's shares and the wallet's grants, and the one writer writes its postings
    * (funds/apply-postings.ts).
    */
-  funding: FundingIntent;
+  funding: JobIntent;
 }
-
-export type FundingIntent =
-  { kind: 'capture'; amount: bigint } | { kind: 'release' } | { kind: 'adjustment'; version: number; amount: bigint };
 
 /**
  * Plans one intent of decide() on the locked job and its hold: the settlement, the

@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { withTransaction } from '../../src/db/transaction.js';
 import { postRefundToPayer, reverseRefund } from '../../src/funds/payments/payment-writes.js';
-import { ENTRY_TYPES } from '../../src/funds/transfers.js';
+import { POSTING_TYPES } from '../../src/funds/posting/index.js';
 import { Client, deliver, signDelivery, type Answer } from '../support/client.js';
 import { freshDatabase } from '../support/database.js';
 import { startServer, waitUntil } from '../support/server.js';
@@ -166,9 +166,9 @@ describe('what the entries of a wallet add up to', () => {
 
     // The entries list: every type there, each filter answering exactly its type.
     const entries = await allEntries(world);
-    expect(new Set(entries.map((l) => l.entry_type))).toEqual(new Set(ENTRY_TYPES));
+    expect(new Set(entries.map((l) => l.entry_type))).toEqual(new Set(POSTING_TYPES));
     expect(entries.some((l) => l.entry_type === 'adjustment' && l.grant_id === null)).toBe(true); // the job's debt
-    for (const type of ENTRY_TYPES) {
+    for (const type of POSTING_TYPES) {
       const only = await allEntries(world, `&entry_type=${type}`);
       expect(only.length, type).toBe(entries.filter((l) => l.entry_type === type).length);
       expect(only.every((l) => l.entry_type === type)).toBe(true);

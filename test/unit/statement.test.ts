@@ -6,12 +6,11 @@ import { canonicalInstant } from '../../src/instant.js';
 import {
   StatementChainBroken,
   buildStatement,
-  entryChange,
   statementOf,
   type ChainEntry,
   type Holdings,
 } from '../../src/funds/statement.js';
-import { ENTRY_TYPES, type EntryType } from '../../src/funds/transfers.js';
+import { WRITTEN, writtenEntry, type WrittenShape } from '../support/written-entries.js';
 import { formatAmount } from '../../src/money/index.js';
 
 /**
@@ -34,9 +33,8 @@ function instant(micros: number): string {
 
 const amount = fc.bigInt({ min: 1n, max: 10_000_000_000n });
 const step = fc.record({
-  entryType: fc.constantFrom(...ENTRY_TYPES),
+  shape: fc.constantFrom(...WRITTEN),
   magnitude: amount,
-  refund: fc.boolean(),
   /** microseconds after the entry before: 0 is a tie (entries of one statement share an instant) */
   gap: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5_000_000 })),
   reference: fc.option(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('pay,1', 'say "hi"', 'two\r\nlines', '')), { nil: null }),
@@ -46,9 +44,8 @@ const step = fc.record({
 
 /** The wallet's order: amounts signed from the wallet's side as the entries list signs them; running values as the database stores them. */
 type Step = {
-  entryType: EntryType;
+  shape: WrittenShape;
   magnitude: bigint;
-  refund: boolean;
   gap: number;
   reference: string | null;
   grantCategory: 'paid' | 'promotional' | null;
@@ -59,22 +56,20 @@ function chainOf(steps: Step[]): ChainEntry[] {
   let at = 0;
   return steps.map((s, i) => {
     at += s.gap;
-    const towardsWallet = ['credit', 'grant', 'refund_reversal', 'release', 'release_remainder', 'debt_repayment'].includes(s.entryType);
-    const sign = towardsWallet || (s.entryType === 'adjustment' && s.refund) ? 1n : -1n;
-    const signed = sign * s.magnitude;
-    const change = entryChange(s.entryType, signed);
+    const { entryType, amount: signed, change } = writtenEntry(s.shape, s.magnitude);
     held = { balance: held.balance + change.balance, reserved: held.reserved + change.reserved };
     return {
       id: `entry-${i + 1}`,
       sequence: BigInt(i + 1),
       createdAt: instant(at),
-      entryType: s.entryType,
-      jobId: s.entryType === 'credit' ? null : `job-${i % 7}`,
-      settlementKey: `t:job-${i % 7}:${s.entryType}:1`,
+      entryType,
+      jobId: entryType === 'credit' ? null : `job-${i % 7}`,
+      settlementKey: `t:job-${i % 7}:${entryType}:1`,
       reference: s.reference,
       grantId: s.grantCategory === null ? null : `grant-${s.grantCategory}`,
       grantCategory: s.grantCategory,
       amount: signed,
+      change,
       balanceAfter: held.balance,
       reservedAfter: held.reserved,
     };
@@ -97,7 +92,7 @@ describe('a statement', () => {
         const bounds = [...cuts].sort((a, b) => a - b).map(instant);
         const statements = bounds.slice(1).map((to, i) => statementOf(chain, bounds[i]!, to));
         for (const [i, s] of statements.entries()) {
-          const summed = s.lines.reduce((held, line) => plus(held, entryChange(line.entryType, line.amount)), s.opening);
+          const summed = s.lines.reduce((held, line) => plus(held, line.change), s.opening);
           expect(s.closing).toEqual(summed);
           const totals = s.totals.reduce((held, t) => plus(held, { balance: t.balanceChange, reserved: t.reservedChange }), s.opening);
           expect(s.closing).toEqual(totals);
@@ -118,10 +113,10 @@ describe('a statement', () => {
               s.lines
                 .filter((l) => l.entryType === 'debt_repayment' && l.grantCategory === category)
                 .reduce((sum, l) => sum + l.amount, 0n);
-            const moved = own.reduce((sum, l) => sum + entryChange(l.entryType, l.amount).balance, 0n);
+            const moved = own.reduce((sum, l) => sum + l.change.balance, 0n);
             const expected = c.category === 'unassigned' ? moved + repaid('paid') + repaid('promotional') : moved - repaid(c.category);
             expect(c.balanceChange).toBe(expected);
-            expect(c.reservedChange).toBe(own.reduce((sum, l) => sum + entryChange(l.entryType, l.amount).reserved, 0n));
+            expect(c.reservedChange).toBe(own.reduce((sum, l) => sum + l.change.reserved, 0n));
           }
           if (s.lines.length > 0)
             expect(s.closing).toEqual({ balance: s.lines.at(-1)!.balanceAfter, reserved: s.lines.at(-1)!.reservedAfter });
@@ -217,9 +212,8 @@ const spreadsheetText = (text: string) => (/^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]
 
 describe('a statement as CSV, opened in a spreadsheet', () => {
   const entry = (step: Partial<Step>): Step => ({
-    entryType: 'credit',
+    shape: WRITTEN[0]!,
     magnitude: 150n,
-    refund: false,
     gap: 1,
     reference: null,
     grantCategory: null,
@@ -246,7 +240,7 @@ describe('a statement as CSV, opened in a spreadsheet', () => {
   });
 
   it('keeps a negative amount a number: -0.000150 unquoted and unescaped, as every amount and count', () => {
-    const chain = chainOf([entry({ entryType: 'adjustment', reference: '-0.000150' })]);
+    const chain = chainOf([entry({ shape: WRITTEN.find((w) => w.type === 'adjustment' && w.wallet === 'debit')!, reference: '-0.000150' })]);
     const csv = statementCsv(statementOf(chain, instant(0), instant(1_000)));
     expect(csv.split('\r\n')).toEqual([
       'row,created_at,entry_type,job_id,settlement_key,reference,amount,balance_after,reserved_after,available_after,sequence,entry_id,count,balance_change,reserved_change,available_change',

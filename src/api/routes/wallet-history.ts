@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { StatementChainBroken, type Statement } from '../../funds/statement.js';
 import type { AccountRow } from '../../funds/accounts.js';
-import { ENTRY_TYPES } from '../../funds/transfers.js';
+import { POSTING_TYPES } from '../../funds/posting/index.js';
 import { MAX_STATEMENT_LINES, StatementTooLong, entrySequence, listWalletEntries, readStatement } from '../../funds/wallet-history.js';
 import { formatAmount } from '../../money/index.js';
 import { isUuid } from '../../ids.js';
@@ -27,7 +27,7 @@ import { refuseFuture, visibleWallet } from './wallet-guards.js';
 const EntriesQuery = Type.Object({
   ...ListQueryFields,
   cursor: Type.Optional(Type.String({ maxLength: 100, description: 'next_cursor of the previous page: the same as starting_after' })),
-  entry_type: Type.Optional(literals(ENTRY_TYPES)),
+  entry_type: Type.Optional(literals(POSTING_TYPES)),
   ...JobIdFilter,
   ...CreatedRangeFields,
 });

@@ -41,12 +41,20 @@ export function projectionDelta(entry: Pick<EntryShape, 'flags' | 'amount'>): { 
   }
 }
 
+/** What an entry does to a wallet: its balance (posted) and its reserved amount (open holds). */
+export interface WalletChange {
+  balance: Micros;
+  reserved: Micros;
+}
+
 /**
  * How an entry moves a wallet's balance (posted credits − posted debits) and reserved
  * amount (its pending debits). An entry between two parties of the wallet (a grant paying
- * its debt) moves neither.
+ * its debt) moves neither. The one definition: the writer's running balances and
+ * projections, statements, the entries list and the CSV all read an entry's effect here
+ * (reconcile/checks recompute it in SQL on purpose, as the independent auditor).
  */
-export function walletDelta(entry: EntryShape, walletId: string): { balance: Micros; reserved: Micros } {
+export function walletDelta(entry: EntryShape, walletId: string): WalletChange {
   if (entry.debitAccountId === entry.creditAccountId) return { balance: 0n, reserved: 0n };
   const posts = entry.flags === 'posted' || entry.flags === 'post_pending';
   const balance = !posts ? 0n : entry.creditAccountId === walletId ? entry.amount : entry.debitAccountId === walletId ? -entry.amount : 0n;
@@ -56,4 +64,14 @@ export function walletDelta(entry: EntryShape, walletId: string): { balance: Mic
     else if (entry.flags === 'post_pending' || entry.flags === 'void_pending') reserved = -entry.amount;
   }
   return { balance, reserved };
+}
+
+/**
+ * What a change does to balance − reserved (the running `available_after`): not the wallet
+ * view's `available`, which also leaves out the unheld money of grants that cannot fund
+ * (expired before their expiry posts, disputed). A capture moves neither: it posts money
+ * that was already held.
+ */
+export function availableDelta(change: WalletChange): Micros {
+  return change.balance - change.reserved;
 }

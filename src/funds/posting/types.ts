@@ -80,23 +80,32 @@ export const NO_FUNDING: JobFunding = { shares: [], draws: [], resolved: false }
 /** A party of a posting: a grant or the debt of this wallet, or an account outside it. */
 export type Party = { readonly grant: string } | 'debt' | 'revenue' | 'funding' | 'breakage';
 
-export type PostingType =
-  | 'reserve'
-  | 'capture'
-  | 'release_remainder'
-  | 'release'
-  | 'adjustment'
-  | 'credit'
-  | 'grant'
-  | 'grant_expiry'
-  | 'grant_void'
-  | 'debt_repayment'
-  | 'refund'
-  | 'refund_reversal'
-  | 'dispute_loss';
+/**
+ * Every entry type, the one list (the schema's ledger_entries_type_known, migrations/0019,
+ * says the same), in the order statements list them. A new type is added here, given
+ * its postings in job-postings.ts or grant-postings.ts, and the compiler names every
+ * switch that must learn it.
+ */
+export const POSTING_TYPES = [
+  'credit',
+  'grant',
+  'reserve',
+  'capture',
+  'release_remainder',
+  'release',
+  'adjustment',
+  'debt_repayment',
+  'grant_expiry',
+  'grant_void',
+  'refund',
+  'refund_reversal',
+  'dispute_loss',
+] as const;
+export type PostingType = (typeof POSTING_TYPES)[number];
 
-/** TigerBeetle's transfer flags, as the ledger's entries carry them. */
-export type PostingFlags = 'pending' | 'post_pending' | 'void_pending' | 'posted';
+/** TigerBeetle's transfer flags, as the ledger's entries carry them (migrations/0001_core.sql). */
+export const POSTING_FLAGS = ['pending', 'post_pending', 'void_pending', 'posted'] as const;
+export type PostingFlags = (typeof POSTING_FLAGS)[number];
 
 export interface Posting {
   readonly type: PostingType;
@@ -131,6 +140,21 @@ export type Intent =
       readonly now: Instant;
     }
   | { readonly kind: 'refund_reversal'; readonly grantId: string; readonly amount: Micros; readonly now: Instant };
+
+/**
+ * A job's settlement as ledger/ plans it (capture, release or adjustment), before the
+ * wallet's clock is read: the same intent, without its instant.
+ */
+export type JobIntent = Extract<Intent, { kind: 'capture' | 'release' | 'adjustment' }> extends infer I
+  ? I extends Intent
+    ? Omit<I, 'now'>
+    : never
+  : never;
+
+/** The intent at the locked wallet's instant. */
+export function at(intent: JobIntent, now: Instant): Intent {
+  return { ...intent, now } as Intent;
+}
 
 /** Why an intent writes nothing: each a named result, never an exception (TigerBeetle's habit). */
 export type Refusal =
