@@ -3,10 +3,10 @@ import { ConnectionLost } from '../db/errors.js';
 import { withTransaction } from '../db/transaction.js';
 import { failpoint } from '../failpoints.js';
 import type { EventClaim } from '../queue/index.js';
-import { JobNotFound, OutcomeUnknown } from './errors.js';
+import { JobNotFound } from './errors.js';
 import { lockJobs } from './locked-job.js';
-import type { SettlementRow } from './settlements.js';
-import { committedWrite, moveAccounts, writeDecisions, type SettleRequest, type SettleResult } from './write-decision.js';
+import { readBack, type InDoubt } from './read-back.js';
+import { moveAccounts, writeDecisions, type SettleRequest, type SettleResult } from './write-decision.js';
 
 /**
  * Settles the claimed events of several jobs in ONE transaction: the jobs locked in id
@@ -17,7 +17,7 @@ import { committedWrite, moveAccounts, writeDecisions, type SettleRequest, type 
  * instead of once per event. All or nothing: if any event fails — a unique violation, a
  * lost claim, a settlement key that exists, a bad event — the whole batch rolls back and the caller settles each event
  * on its own with settle(), where its failure stays its own. At most one event per job.
- * A connection lost around COMMIT is read back as settle() does (readBackBatch): a
+ * A connection lost around COMMIT is read back as settle()'s is (read-back.ts): a
  * committed batch returns its results, one that did not throws the ConnectionLost.
  */
 export async function settleBatch(pool: Pool, requests: BatchRequest[]): Promise<SettleResult[]> {
@@ -40,11 +40,12 @@ export interface TakenBatch {
  * is retried (40001/40P01). Nothing taken: nothing settled, the transaction ends empty.
  */
 export async function settleTaken(pool: Pool, take: (tx: Queryable) => Promise<BatchRequest[]>): Promise<TakenBatch> {
-  const attempt: BatchAttempt = { jobIds: [], written: [], results: null };
+  // What this attempt wrote, to tell after a lost COMMIT whether it committed.
+  const attempt: InDoubt<TakenBatch> = { jobIds: [], written: [], result: null };
   try {
     return await withTransaction(pool, async (tx) => {
       // withTransaction may run this again after 40001/40P01: start clean each time.
-      Object.assign(attempt, { jobIds: [], written: [], results: null });
+      Object.assign(attempt, { jobIds: [], written: [], result: null });
       const requests = await take(tx);
       if (requests.length === 0) return { requests, results: [] };
       const jobIds = requests.map((r) => r.jobId);
@@ -55,58 +56,20 @@ export async function settleTaken(pool: Pool, take: (tx: Queryable) => Promise<B
       const written = await writeDecisions(tx, jobs, requests);
       attempt.written = written.map((w, i) => ({ claim: requests[i]!.claim, settlement: w.inserted.at(-1) ?? null }));
       const results = await moveAccounts(tx, written);
-      attempt.results = { requests, results };
+      attempt.result = { requests, results };
       failpoint('settle.before_commit');
-      return attempt.results;
+      return attempt.result;
     });
   } catch (error) {
     if (!(error instanceof ConnectionLost)) throw error;
-    const committed = await readBackBatch(pool, attempt);
+    const committed = await readBack(pool, attempt, {
+      what: `a batch of ${attempt.jobIds.length} events`,
+      again: 'settle its events again',
+    });
     if (committed) return committed;
     // Not committed: nothing of the batch was written, and the caller settles each
     // event on its own (worker/settle-event.ts).
     throw error;
-  }
-}
-
-/** What one attempt of a batch wrote, to tell after a lost COMMIT whether it committed. */
-interface BatchAttempt {
-  /** the jobs the batch locks */
-  jobIds: string[];
-  /** per event: its claim and the settlement row this attempt inserted (null: none) */
-  written: { claim: EventClaim; settlement: SettlementRow | null }[];
-  /** set once every statement ran: only then can COMMIT have been sent */
-  results: TakenBatch | null;
-}
-
-/**
- * The batch's connection broke. As settle()'s readBack: if the attempt never reached
- * COMMIT it cannot have committed (null). Otherwise wait, on a fresh connection, for the
- * in-doubt transaction to end — it holds every job row of the batch — then look for one
- * write only that transaction could have made: a settlement row with the id it inserted,
- * or an event marked under its claim's fencing token. The batch is all or nothing, so
- * one probe answers for all of it: found, its results stand; not found, nothing of it
- * was written (null). Reading back failing too is OutcomeUnknown.
- */
-async function readBackBatch(pool: Pool, attempt: BatchAttempt): Promise<TakenBatch | null> {
-  const { jobIds, results } = attempt;
-  if (!results) return null;
-  const probe = attempt.written.find((w) => w.settlement !== null) ?? attempt.written[0];
-  if (!probe) return null;
-  try {
-    return await withTransaction(
-      pool,
-      async (tx) => {
-        await tx.query('select 1 from jobs where id = any($1::uuid[]) order by id for share', [jobIds]);
-        return (await committedWrite(tx, probe.settlement, probe.claim)) ? results : null;
-      },
-      { maxAttempts: 1 },
-    );
-  } catch (error) {
-    throw new OutcomeUnknown(
-      `a batch of ${jobIds.length} events: the connection was lost around COMMIT and reading it back failed too; settle its events again once the database answers`,
-      { cause: error },
-    );
   }
 }
 

@@ -4,11 +4,12 @@ import { backoff, sleep, type BackoffPolicy } from '../backoff.js';
 import { withTransaction, type TransactionOptions } from '../db/transaction.js';
 import { failpoint } from '../failpoints.js';
 import { parseSettlementKey, type JobState } from '../lifecycle/index.js';
-import { JobNotFound, OutcomeUnknown, SettlementKeyTaken, SettlementMismatch } from './errors.js';
+import { JobNotFound, SettlementKeyTaken, SettlementMismatch } from './errors.js';
 import { lockJob } from './locked-job.js';
+import { readBack } from './read-back.js';
 import { findSettlement } from './settlements.js';
 import type { SettlementRow } from './settlements.js';
-import { committedWrite, moveAccounts, writeDecisions, type SettleRequest, type SettleResult } from './write-decision.js';
+import { moveAccounts, writeDecisions, type SettleRequest, type SettleResult } from './write-decision.js';
 
 export type { SettleRequest, SettleResult } from './write-decision.js';
 
@@ -36,7 +37,7 @@ interface Attempt {
  * Outcomes: a settlement key that exists (SettlementKeyTaken) returns the existing settlement
  * (after checking it is the same job, phase and version); 40001/40P01 retry the whole
  * transaction (withTransaction); a connection lost around COMMIT is resolved by
- * reading this attempt's own write back before writing again; anything else is thrown.
+ * reading this attempt's own write back (read-back.ts) before writing again; anything else is thrown.
  */
 export async function settle(pool: Pool, request: SettleRequest, options: SettleOptions = {}): Promise<SettleResult> {
   return settleOnce(pool, request, options, false);
@@ -61,7 +62,11 @@ async function settleOnce(pool: Pool, request: SettleRequest, options: SettleOpt
         return await existingResult(pool, request, options, error.settlementKey, afterDuplicate);
       }
       if (!(error instanceof ConnectionLost)) throw error;
-      const committed = await readBack(pool, request, state);
+      // Committed: the attempt's own result. Not (or it never reached COMMIT): write again.
+      const { written, result } = state;
+      const what = written ? `settlement ${written.settlement_key}` : `event ${request.claim?.provider}/${request.claim?.eventKey}`;
+      const inDoubt = { jobIds: [request.jobId], written: [{ settlement: written, claim: request.claim }], result };
+      const committed = await readBack(pool, inDoubt, { what, again: 'settle the event again' });
       if (committed) return committed;
       if (attempt >= MAX_UNKNOWN_OUTCOME_ATTEMPTS) throw error;
       await sleep(backoff(attempt, UNKNOWN_OUTCOME_BACKOFF));
@@ -123,40 +128,4 @@ async function existingResult(
   }
   const state = await pool.query<{ state: JobState }>('select state from jobs where id = $1', [request.jobId]);
   return { outcome: 'applied', alerts: [], jobState: state.rows[0]!.state, settlement: existing, replayed: true };
-}
-
-/**
- * The connection broke. If the attempt never got as far as COMMIT it cannot have
- * committed, and settling again is safe (the retry's job lock waits for the dead
- * session to end). Otherwise COMMIT may or may not have happened: on a fresh
- * connection, first wait for the in-doubt transaction to end — it holds the job's row
- * lock until its backend is gone — then look for what only that transaction could
- * have written: the settlement row with the id it inserted, or (for a decision with no
- * settlement) the claimed event marked under this claim's fencing token. Found means
- * committed, and the attempt's own result stands. Not found means not committed:
- * return null and the caller writes again. A decision with neither changes only state
- * that decide() recomputes, so it is simply settled again.
- */
-async function readBack(pool: Pool, request: SettleRequest, attempt: Attempt): Promise<SettleResult | null> {
-  const result = attempt.result;
-  if (!result) return null;
-  const written = attempt.written;
-  const claim = request.claim;
-  if (!written && !claim) return null;
-  try {
-    return await withTransaction(
-      pool,
-      async (tx) => {
-        await tx.query('select 1 from jobs where id = $1 for share', [request.jobId]);
-        return (await committedWrite(tx, written, claim)) ? result : null;
-      },
-      { maxAttempts: 1 },
-    );
-  } catch (error) {
-    const what = written ? `settlement ${written.settlement_key}` : `event ${claim!.provider}/${claim!.eventKey}`;
-    throw new OutcomeUnknown(
-      `${what}: the connection was lost around COMMIT and reading it back failed too; settle the event again once the database answers`,
-      { cause: error },
-    );
-  }
 }
