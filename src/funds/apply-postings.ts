@@ -1,14 +1,13 @@
 import type { Queryable } from '../db/pool.js';
 import { systemAccountIds, type SystemAccountKind } from './accounts.js';
 import type { EntryRow } from './entries.js';
-import { InsufficientFunds } from './errors.js';
 import { announceDepleted } from './grant-events.js';
 import { transfersOf } from './grant-transfers.js';
 import { alertIfOverdrawn } from './overdraft.js';
 import { rechargeAfterPosting } from './payments/recharge.js';
 import { availableAt, walletDelta, type JobFunding, type Posting, type WalletFunds } from './posting/index.js';
 import { moveProjections, type Transfer } from './transfers.js';
-import { postWalletEntries, type FundsGuard } from './wallet-entries.js';
+import { postWalletEntries, type SpendGuard } from './wallet-entries.js';
 import type { LockedFunds } from './wallet-funds.js';
 import { writeWalletsFunds, type NewShareEntry } from './wallet-funds-write.js';
 
@@ -21,7 +20,7 @@ import { writeWalletsFunds, type NewShareEntry } from './wallet-funds-write.js';
  * 1. the postings become entries naming their grant (grant-transfers.ts), posted to each
  *    wallet in one statement with its projection, running values, the tenant's spend and
  *    the wallet's thresholds (wallet-entries.ts); a guarded posting (a hold) is refused
- *    there unless the wallet has the funds, and by the tenant's spend limits;
+ *    there by the tenant's spend limits (its funds were checked by the posting module);
  * 2. the tenant's system accounts' projections (wallets first: docs/ARCHITECTURE.md "Lock order");
  * 3. the grants', shares', draws' and debt's new values, for every wallet in one statement;
  * 4. what follows from the new values: wallet_overdrawn for a posting that took the
@@ -57,8 +56,8 @@ export interface AppliedPosting {
 }
 
 export interface ApplyOptions {
-  /** a reservation: the wallet must be the tenant's, in the currency, with this much available */
-  guard?: FundsGuard;
+  /** a reservation: refused (SpendLimitReached) past the tenant's spend limits */
+  guard?: SpendGuard;
   /**
    * `raise`: wallet_overdrawn for each posting that took the balance below zero, keyed by
    * its settlement key. `report`: the caller raises it, from balanceAfter (a job's
@@ -117,15 +116,9 @@ export async function applyPostings(
     let balance: bigint | null = null;
     if (moving.length > 0) {
       const posted = await postWalletEntries(tx, locked.walletId, moving, options.guard);
-      if (!posted) {
-        if (options.guard) throw new InsufficientFunds(locked.walletId, options.guard.available);
-        throw new Error(`wallet ${locked.walletId} vanished while posting ${wallet.items[0]?.origin.settlementKey}`);
-      }
+      if (!posted) throw new Error(`wallet ${locked.walletId} vanished while posting ${wallet.items[0]?.origin.settlementKey}`);
       rows = posted.rows;
       balance = posted.balance;
-    } else if (options.guard && !(await walletCovers(tx, locked.walletId, options.guard))) {
-      // A zero hold writes no entry (an entry always moves money); the wallet is still checked.
-      throw new InsufficientFunds(locked.walletId, options.guard.available);
     }
     applied.push(perPosting(locked.walletId, byPosting, rows, balance));
     // A hold's shares each name their own 'reserve' entry.
@@ -193,14 +186,4 @@ function perPosting(walletId: string, byPosting: Transfer[][], rows: EntryRow[],
     if (after !== null) after -= result[i]!.balanceChange;
   }
   return result;
-}
-
-/** The guard of a reservation without an entry (nothing to take, so nothing to lock). */
-async function walletCovers(tx: Queryable, walletId: string, guard: FundsGuard): Promise<boolean> {
-  const found = await tx.query(
-    `select 1 from accounts
-     where id = $1 and kind = 'wallet' and tenant_id = $2 and currency = $3 and credits_posted - debits_posted - debits_pending >= $4`,
-    [walletId, guard.tenantId, guard.currency, guard.available.toString()],
-  );
-  return found.rowCount === 1;
 }

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../ids.js';
 import { keyset, type PageRequest } from '../db/keyset.js';
+import type { OverLimit } from './errors.js';
 
 /**
  * Spend limits (migrations/0014): a tenant's ceiling per currency and UTC period (a day
@@ -14,6 +15,27 @@ import { keyset, type PageRequest } from '../db/keyset.js';
  * its own period, and can take that period's spend past the limit; only reservations
  * are refused.
  */
+
+/** A period a reservation counted in, as its statement left it, beside the tenant's limit for it (exact bigints as text). */
+export interface PeriodWithLimit {
+  period: SpendPeriod;
+  limit: string;
+  starts_on: string;
+  /** the period's spend with the reservation */
+  spent: string;
+}
+
+/**
+ * The limit a reservation of `requested` took its period's spend past (the day's before
+ * the month's), with what the period had spent before it; null when it stays within
+ * every limit. Reaching a limit exactly is allowed.
+ */
+export function firstOverLimit(periods: readonly PeriodWithLimit[], requested: bigint): OverLimit | null {
+  const over = periods
+    .filter((p) => BigInt(p.spent) > BigInt(p.limit))
+    .sort((a, b) => SPEND_PERIODS.indexOf(a.period) - SPEND_PERIODS.indexOf(b.period))[0];
+  return over ? { period: over.period, limit: over.limit, starts_on: over.starts_on, spent: (BigInt(over.spent) - requested).toString() } : null;
+}
 
 export const SPEND_PERIODS = ['day', 'month'] as const;
 export type SpendPeriod = (typeof SPEND_PERIODS)[number];

@@ -6,8 +6,9 @@ import { keyset, type PageRequest } from '../db/keyset.js';
 
 /**
  * Balance thresholds (migrations/0014): a wallet's amounts that `available` (balance −
- * reserved) should not fall below unnoticed. Evaluated in the statement that moves the
- * wallet (wallet-entries.ts), under its lock, entry by entry in the wallet's order: an
+ * reserved) should not fall below unnoticed. Evaluated right after the statement that
+ * moves the wallet (wallet-entries.ts), under its lock, entry by entry in the wallet's
+ * order (crossThresholds): an
  * armed threshold that an entry takes available below is disarmed and announced once
  * (wallet.balance_low, in the same transaction); an entry that lifts available back to
  * it or above re-arms it. So `armed` is always "available ≥ amount", and a crossing is
@@ -31,13 +32,71 @@ export interface ThresholdRow {
   created_at: Date;
 }
 
-/** One downward crossing, as wallet_thresholds_cross returns it (amounts exact, as text). */
+/** One downward crossing. */
 export interface Crossing {
-  threshold_id: string;
-  threshold: string;
-  available: string;
+  thresholdId: string;
+  threshold: bigint;
+  available: bigint;
   /** which of the statement's entries crossed it (1 = the first) */
   position: number;
+}
+
+/**
+ * Walks each threshold along `availableAfter` (what balance − reserved is after each of a
+ * movement's entries, in the wallet's order): armed and below → a crossing, disarmed;
+ * disarmed and at or above → re-armed. Pure; `rearmed` holds the thresholds whose `armed`
+ * changed, with its new value.
+ */
+export function crossThresholds(
+  thresholds: readonly Pick<ThresholdRow, 'id' | 'amount' | 'armed'>[],
+  availableAfter: readonly bigint[],
+): { crossings: Crossing[]; armed: Map<string, boolean> } {
+  const crossings: Crossing[] = [];
+  const armed = new Map<string, boolean>();
+  for (const threshold of thresholds) {
+    let now = threshold.armed;
+    for (const [i, available] of availableAfter.entries()) {
+      if (now && available < threshold.amount) {
+        crossings.push({ thresholdId: threshold.id, threshold: threshold.amount, available, position: i + 1 });
+        now = false;
+      } else if (!now && available >= threshold.amount) {
+        now = true;
+      }
+    }
+    if (now !== threshold.armed) armed.set(threshold.id, now);
+  }
+  return { crossings, armed };
+}
+
+/**
+ * The wallet's thresholds walked along a movement's entries, under the wallet's lock the
+ * movement holds. READ COMMITTED: this statement's snapshot is taken after the lock, so a
+ * threshold committed while the movement waited for it is seen. Writes `armed` only where
+ * it changed, then announces the crossings.
+ */
+export async function evaluateThresholds(
+  tx: Queryable,
+  wallet: { walletId: string; tenantId: string; currency: string },
+  availableAfter: readonly bigint[],
+): Promise<void> {
+  const thresholds = await tx.query<Pick<ThresholdRow, 'id' | 'amount' | 'armed'>>({
+    name: 'wallet_thresholds_of',
+    text: 'select id, amount, armed from wallet_thresholds where wallet_id = $1 order by amount desc, id',
+    values: [wallet.walletId],
+  });
+  const { crossings, armed } = crossThresholds(
+    thresholds.rows.map((t) => ({ ...t, amount: BigInt(t.amount) })),
+    availableAfter,
+  );
+  if (armed.size > 0) {
+    await tx.query({
+      name: 'wallet_thresholds_arm',
+      text: `update wallet_thresholds t set armed = a.armed from unnest($1::uuid[], $2::boolean[]) as a(id, armed)
+             where t.wallet_id = $3 and t.id = a.id`,
+      values: [[...armed.keys()], [...armed.values()], wallet.walletId],
+    });
+  }
+  if (crossings.length > 0) await announceCrossings(tx, wallet, crossings);
 }
 
 export type NewThreshold = { created: ThresholdRow } | { refused: 'not_found' | 'full' | 'exists' };
@@ -103,20 +162,20 @@ export async function deleteThreshold(tx: Queryable, walletId: string, threshold
  * threshold crossed, in the order of the entries that crossed them (the higher threshold
  * first when one entry crossed several).
  */
-export async function announceCrossings(
+async function announceCrossings(
   tx: Queryable,
   wallet: { walletId: string; tenantId: string; currency: string },
   crossings: Crossing[],
 ): Promise<void> {
-  const ordered = [...crossings].sort((a, b) => a.position - b.position || compareDescending(BigInt(a.threshold), BigInt(b.threshold)));
+  const ordered = [...crossings].sort((a, b) => a.position - b.position || compareDescending(a.threshold, b.threshold));
   const messages: NewMessage[] = ordered.map((c) => ({
     tenantId: wallet.tenantId,
     type: 'wallet.balance_low',
     data: {
       wallet_id: wallet.walletId,
       currency: wallet.currency,
-      threshold: formatAmount(BigInt(c.threshold)),
-      available: formatAmount(BigInt(c.available)),
+      threshold: formatAmount(c.threshold),
+      available: formatAmount(c.available),
     },
   }));
   await enqueueMessages(tx, messages);

@@ -1,9 +1,10 @@
 import type { Queryable } from '../db/pool.js';
 import { newId } from '../ids.js';
 import { entryInstant, type EntryRow } from './entries.js';
-import { SpendLimitReached, type OverLimit } from './errors.js';
-import { announceCrossings, type Crossing } from './thresholds.js';
-import { projectionDelta, walletDelta } from './posting/index.js';
+import { SpendLimitReached } from './errors.js';
+import { evaluateThresholds } from './thresholds.js';
+import { projectionDelta, spendDelta, walletDelta } from './posting/index.js';
+import { firstOverLimit, type PeriodWithLimit } from './spend-limits.js';
 import type { Transfer } from './transfers.js';
 
 /**
@@ -18,11 +19,13 @@ import type { Transfer } from './transfers.js';
  * its lock wait and misses the entry the previous holder just committed.)
  */
 
-/** Only for a reservation: the wallet must be the tenant's, in this currency, with this much available. */
-export interface FundsGuard {
-  tenantId: string;
+/**
+ * Only for a reservation, checked against the tenant's spend limits in this currency.
+ * Its funds were checked by the posting module under the wallet's lock (the one check).
+ */
+export interface SpendGuard {
   currency: string;
-  available: bigint;
+  requested: bigint;
 }
 
 export interface PostedToWallet {
@@ -37,15 +40,14 @@ const INSERT_COLUMNS = `id, settlement_key, entry_type, flags, pending_id, debit
 
 /**
  * The statement. `moves` are the entries with their places and running values; what
- * they do to the tenant's spend goes to spend_periods (migrations/0014): a reservation,
- * a capture or an adjustment counts in the period of this transaction's now(), and the
- * hold a capture or release resolves leaves the period of the hold's creation (its
+ * they do to the tenant's spend (the posting module's spendDelta, computed by the caller)
+ * goes to spend_periods (migrations/0014): `spend_now` in the period of this
+ * transaction's now(), `spend_of_hold` in the period of the resolved hold's creation (its
  * row's created_at, the same now() of the reservation). Periods are UTC days and months.
  * Each period's rows change only under the wallet's lock, which this statement holds by
- * then, so ON CONFLICT adds to the latest committed value. The wallet's thresholds are
- * evaluated only when its row (as locked) says it has some, by wallet_thresholds_cross,
- * which reads them with a fresh snapshot: a threshold committed while this statement
- * waited for the lock is seen.
+ * then, so ON CONFLICT adds to the latest committed value. Every amount here was worked
+ * out by the caller from the posting module's definitions (walletDelta, projectionDelta,
+ * spendDelta): the statement only applies them, it decides nothing about money.
  *
  * The accounts on the other side of the entries (the tenant's revenue or funding account)
  * are locked in this statement, after the wallet (docs/ARCHITECTURE.md "Lock order": `counterparts`
@@ -55,31 +57,30 @@ const INSERT_COLUMNS = `id, settlement_key, entry_type, flags, pending_id, debit
  * tenant's revenue row their upkeep was PostgreSQL's largest single cost (bench/RESULTS.md).
  * The caller moves those accounts' projections later in the transaction (transfers.ts).
  *
- * Guarded (a reservation): nothing moves unless the wallet is the tenant's, in the
- * currency, with `available` covering the amount; and `over_limit` names each spend limit
- * of the tenant that the period's spend, with this reservation, now exceeds (read from
- * the counters as this statement wrote them: exact under any concurrency).
+ * Guarded (a reservation): `limits` returns, for each period the reservation counted in,
+ * its spend as this statement wrote it beside the tenant's limit for it (exact under any
+ * concurrency); the caller compares them (spend-limits.ts firstOverLimit).
  */
 function statement(guarded: boolean): string {
-  const GRANT_PARAM = guarded ? 27 : 24;
-  const TENANT_PARAM = guarded ? 23 : 25;
   return `with head as (
     update accounts w set debits_pending = debits_pending + $2, debits_posted = debits_posted + $3,
                         credits_pending = credits_pending + $4, credits_posted = credits_posted + $5,
                         entry_seq = entry_seq + $6, running_balance = running_balance + $7, running_reserved = running_reserved + $8,
                         last_entry_at = greatest(clock_timestamp(), last_entry_at)
-    where w.tenant_id = $${TENANT_PARAM} and w.id = $1${guarded ? ` and kind = 'wallet' and currency = $24 and credits_posted - debits_posted - debits_pending >= $25` : ''}
+    where w.tenant_id = $27 and w.id = $1
     returning entry_seq, running_balance, running_reserved, last_entry_at, credits_posted - debits_posted as balance,
               tenant_id, currency, threshold_count
   ), counterparts as materialized (
-    select a.id from head, accounts a where a.tenant_id = $${TENANT_PARAM} and a.id = any(${guarded ? '$26' : '$23'}::uuid[]) order by a.id for no key update of a
+    select a.id from head, accounts a where a.tenant_id = $27 and a.id = any($25::uuid[]) order by a.id for no key update of a
   ), moves as (
     select e.*, head.last_entry_at as at, head.entry_seq - $6 + e.n as wallet_seq,
            head.running_balance - e.balance_later as balance_after, head.running_reserved - e.reserved_later as reserved_after
     from head cross join (select count(*) from counterparts) as locked cross join unnest($9::uuid[], $10::text[], $11::text[], $12::text[], $13::uuid[], $14::uuid[], $15::uuid[],
-                                $16::bigint[], $17::text[], $18::uuid[], $19::uuid[], $20::text[], $21::bigint[], $22::bigint[], $${GRANT_PARAM}::uuid[])
+                                $16::bigint[], $17::text[], $18::uuid[], $19::uuid[], $20::text[], $21::bigint[], $22::bigint[], $26::uuid[],
+                                $23::bigint[], $24::bigint[])
          with ordinality as e(id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
-                              amount, currency, tenant_id, job_id, reference, balance_later, reserved_later, grant_id, n)
+                              amount, currency, tenant_id, job_id, reference, balance_later, reserved_later, grant_id,
+                              spend_now, spend_of_hold, n)
   ), inserted as (
     insert into ledger_entries (${INSERT_COLUMNS})
     select id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id,
@@ -87,57 +88,45 @@ function statement(guarded: boolean): string {
     from moves
     returning *
   ), spending as (
-    select now() as at, case when m.debit_account_id = m.credit_account_id then 0
-                             when m.entry_type in ('reserve', 'capture') then m.amount
-                             when m.entry_type = 'adjustment' and m.debit_account_id = $1 then m.amount
-                             when m.entry_type = 'adjustment' then -m.amount
-                             else 0 end as amount
-    from moves m
+    select now() as at, m.spend_now as amount from moves m where m.spend_now <> 0
     union all
-    select h.created_at, -m.amount from moves m join holds h on h.tenant_id = $${TENANT_PARAM} and h.job_id = m.job_id where m.flags in ('post_pending', 'void_pending')
+    select h.created_at, m.spend_of_hold from moves m join holds h on h.tenant_id = $27 and h.job_id = m.job_id where m.spend_of_hold <> 0
   ), spend as (
     insert into spend_periods (tenant_id, currency, period, starts_on, spent)
     select head.tenant_id, head.currency, p.period, p.starts_on, sum(s.amount)
     from head cross join spending s
     cross join lateral (values ('day', (s.at at time zone 'UTC')::date),
                                ('month', date_trunc('month', s.at at time zone 'UTC')::date)) as p(period, starts_on)
-    where s.amount <> 0
     group by head.tenant_id, head.currency, p.period, p.starts_on
-    having sum(s.amount) <> 0
+    having sum(s.amount) <> 0 -- a capture in its hold's own period leaves the period as it was
     order by p.period, p.starts_on
     on conflict on constraint spend_periods_pkey do update set spent = spend_periods.spent + excluded.spent
     returning period, starts_on, spent
-  ), crossed as materialized (
-    select case when head.threshold_count > 0
-                then wallet_thresholds_cross($1, array(select m.balance_after - m.reserved_after from moves m order by m.n)) end as crossings
-    from head
   )
-  select (select balance from head) as wallet_balance, (select crossings from crossed) as threshold_crossings,
-         ${guarded ? OVER_LIMIT : 'null::jsonb'} as over_limit,
+  select (select balance from head) as wallet_balance, (select threshold_count from head) as threshold_count,
+         ${guarded ? LIMITS : 'null::jsonb'} as limits,
          inserted.*, ${entryInstant('inserted.created_at')} as created_at_text
   from inserted order by wallet_seq`;
 }
 
-/** The limits a reservation's spend now exceeds, with what the period had spent before it. */
-const OVER_LIMIT = `(select jsonb_agg(jsonb_build_object('period', l.period, 'limit', l.amount::text, 'starts_on', s.starts_on,
-                                             'spent', (s.spent - $25)::text) order by l.period)
-     from spend s join spend_limits l on l.tenant_id = $23 and l.currency = $24 and l.period = s.period
-     where s.spent > l.amount)`;
+/** The periods a reservation counted in, with the tenant's limit of each (exact bigints as text). */
+const LIMITS = `(select jsonb_agg(jsonb_build_object('period', l.period, 'limit', l.amount::text, 'starts_on', s.starts_on,
+                                             'spent', s.spent::text))
+     from spend s join spend_limits l on l.tenant_id = $27 and l.currency = $28 and l.period = s.period)`;
 
 /**
  * Posts `transfers` (each with `walletId` on one side) to the wallet: projection, order,
- * entries, the tenant's spend and the wallet's thresholds in one statement. With a guard,
- * nothing is written unless the wallet is the tenant's, in the currency, with `available`
- * covering the amount: null then; over one of the tenant's spend limits it throws
- * SpendLimitReached. A threshold crossed downward writes its wallet.balance_low message
- * (one more statement, only then). Transfers of zero are skipped (an entry always moves
- * money); at least one must move some.
+ * entries and the tenant's spend in one statement, then the wallet's thresholds (one
+ * more statement, only for a wallet that has some; a crossing writes its
+ * wallet.balance_low message). With a guard (a reservation), over one of the tenant's
+ * spend limits it throws SpendLimitReached. Null: no such wallet of the tenant. Transfers
+ * of zero are skipped (an entry always moves money); at least one must move some.
  */
 export async function postWalletEntries(
   tx: Queryable,
   walletId: string,
   transfers: Transfer[],
-  guard?: FundsGuard,
+  guard?: SpendGuard,
 ): Promise<PostedToWallet | null> {
   const moving = transfers.filter((t) => t.amount !== 0n);
   if (moving.length === 0) throw new RangeError(`nothing to post to wallet ${walletId}: every transfer is zero`);
@@ -155,6 +144,7 @@ export async function postWalletEntries(
     }
     return walletDelta(t, walletId);
   });
+  const spends = moving.map((t) => spendDelta(t, walletId));
   // What the entries after each one move: its running value is the head's minus that.
   const balanceLater: bigint[] = new Array(moving.length);
   const reservedLater: bigint[] = new Array(moving.length);
@@ -166,6 +156,7 @@ export async function postWalletEntries(
     balance += deltas[i]!.balance;
     reserved += deltas[i]!.reserved;
   }
+  const counterparts = new Set(moving.flatMap((t) => [t.debitAccountId, t.creditAccountId]).filter((account) => account !== walletId));
   const values: unknown[] = [
     walletId,
     projection.debitsPending.toString(),
@@ -189,16 +180,15 @@ export async function postWalletEntries(
     moving.map((t) => t.reference ?? null),
     balanceLater.map(String),
     reservedLater.map(String),
+    spends.map((d) => d.now.toString()),
+    spends.map((d) => d.ofHold.toString()),
+    [...counterparts].sort(),
+    moving.map((t) => t.grantId ?? null),
+    // the wallet's tenant (every transfer's)
+    moving[0]!.tenantId,
   ];
-  if (guard) values.push(guard.tenantId, guard.currency, guard.available.toString());
-  const counterparts = new Set(moving.flatMap((t) => [t.debitAccountId, t.creditAccountId]).filter((account) => account !== walletId));
-  values.push([...counterparts].sort());
-  values.push(moving.map((t) => t.grantId ?? null));
-  // The wallet's tenant (every transfer's): guarded, the guard's ($23) already names it.
-  if (!guard) values.push(moving[0]!.tenantId);
-  const result = await tx.query<
-    EntryRow & { wallet_balance: bigint; threshold_crossings: Crossing[] | null; over_limit: OverLimit[] | null }
-  >({
+  if (guard) values.push(guard.currency);
+  const result = await tx.query<EntryRow & { wallet_balance: bigint; threshold_count: number; limits: PeriodWithLimit[] | null }>({
     name: guard ? 'post_wallet_entries_guarded' : 'post_wallet_entries',
     text: statement(guard !== undefined),
     values,
@@ -206,8 +196,13 @@ export async function postWalletEntries(
   const first = result.rows[0];
   if (!first) return null;
   // Refused by a spend limit: the caller's transaction rolls back, as for InsufficientFunds.
-  if (guard && first.over_limit) throw new SpendLimitReached(first.over_limit[0]!, guard.currency, guard.available);
-  if (first.threshold_crossings?.length)
-    await announceCrossings(tx, { walletId, tenantId: moving[0]!.tenantId, currency: moving[0]!.currency }, first.threshold_crossings);
+  const over = guard && first.limits ? firstOverLimit(first.limits, guard.requested) : null;
+  if (over) throw new SpendLimitReached(over, guard!.currency, guard!.requested);
+  if (first.threshold_count > 0)
+    await evaluateThresholds(
+      tx,
+      { walletId, tenantId: moving[0]!.tenantId, currency: moving[0]!.currency },
+      result.rows.map((r) => r.balance_after! - r.reserved_after!),
+    );
   return { rows: result.rows, balance: first.wallet_balance };
 }

@@ -18,17 +18,6 @@ export interface FundsWrite {
   newShareEntries?: readonly NewShareEntry[];
 }
 
-/** writeWalletsFunds for one wallet. */
-export async function writeWalletFunds(
-  tx: Queryable,
-  before: LockedFunds,
-  after: WalletFunds,
-  jobs: ReadonlyMap<string, JobFunding>,
-  newShareEntries: readonly NewShareEntry[] = [],
-): Promise<void> {
-  await writeWalletsFunds(tx, [{ before, after, jobs, newShareEntries }]);
-}
-
 /**
  * Writes what the posting module returned, in one statement for any number of wallets:
  * each grant whose amounts changed, each job's shares (new ones with their 'reserve'

@@ -38,8 +38,7 @@ export interface ReserveRequest {
  * inserted the job) rolls back, so nothing is written. The lock also checks that the
  * wallet is the tenant's, in the job's currency: the schema's foreign key only says the
  * account exists, and a hold on another tenant's wallet would move money across tenants.
- * The entries' statement keeps its own guard (available by the projection, which is never
- * below what the grants can fund) and the tenant's spend limits.
+ * The entries' statement checks the tenant's spend limits (wallet-entries.ts).
  */
 export async function reserveHold(tx: Queryable, request: ReserveRequest): Promise<HoldRow> {
   // Opening a wallet creates the tenant's system accounts in its currency: none, no such wallet.
@@ -66,7 +65,7 @@ export async function reserveHold(tx: Queryable, request: ReserveRequest): Promi
       },
     ],
     {
-      guard: { tenantId: request.tenantId, currency: request.currency, available: request.amount },
+      guard: { currency: request.currency, requested: request.amount },
       overdraft: 'raise',
       // The hold's row names its first 'reserve' entry; its shares reference it.
       afterEntries: async (applied) => {

@@ -22,6 +22,7 @@ import {
   ledgerFingerprint,
   submitJob,
 } from '../support/reconcile-world.js';
+import { forgeEntryIn } from '../support/forge-entry.js';
 
 /**
  * CONTRACT "Reconciliation exception classes": each class is produced by a test that
@@ -166,11 +167,16 @@ describe('currency_sum_nonzero', () => {
     const world = await createWorld(db(), { funds: 100_000n });
     const eur = await insertWallet(db(), world.tenantId, 'EUR');
     await withTransaction(db(), async (tx) => {
-      await tx.query(
-        `insert into ledger_entries (id, settlement_key, entry_type, flags, debit_account_id, credit_account_id, amount, currency, tenant_id)
-         values ($1, $2, 'credit', 'posted', $3, $4, 700, 'USD', $5)`,
-        [newId(), `${world.tenantId}:forged:cross-currency`, world.wallet.id, eur.id, world.tenantId],
-      );
+      await forgeEntryIn(tx, {
+        settlementKey: `${world.tenantId}:forged:cross-currency`,
+        entryType: 'credit',
+        flags: 'posted',
+        debitAccountId: world.wallet.id,
+        creditAccountId: eur.id,
+        amount: 700n,
+        currency: 'USD',
+        tenantId: world.tenantId,
+      });
       await tx.query('update accounts set debits_posted = debits_posted + 700 where id = $1', [world.wallet.id]);
       await tx.query('update accounts set credits_posted = credits_posted + 700 where id = $1', [eur.id]);
     });

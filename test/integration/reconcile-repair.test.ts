@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { createPool } from '../../src/db/pool.js';
-import { newId } from '../../src/ids.js';
 import { settlementKey } from '../../src/lifecycle/index.js';
 import { reconcile, resolveException } from '../../src/reconcile/run.js';
 import { findInconsistencies } from '../../src/reconcile/checks.js';
@@ -24,6 +23,7 @@ import {
   submitJob,
   type World,
 } from '../support/reconcile-world.js';
+import { forgeEntry } from '../support/forge-entry.js';
 
 /**
  * The classes with a repair (DESIGN "Reconciliation": re-enqueue, rebuild projection,
@@ -336,11 +336,18 @@ describe('repair runs that cannot repair everything', () => {
     // a forged void of more than the hold reserved: the entries now say "negative pending",
     // which no projection may hold (accounts_pending_nonnegative), so no rebuild can fix it
     const hold = await db().query<{ pending_entry_id: string; revenue_account_id: string }>('select pending_entry_id, revenue_account_id from holds where job_id = $1', [job.id]);
-    await db().query(
-      `insert into ledger_entries (id, settlement_key, entry_type, flags, pending_id, debit_account_id, credit_account_id, amount, currency, tenant_id, job_id)
-       values ($1, $2, 'release', 'void_pending', $3, $4, $5, 9000, 'USD', $6, $7)`,
-      [newId(), `${world.tenantId}:forged:over-void`, hold.rows[0]!.pending_entry_id, world.wallet.id, hold.rows[0]!.revenue_account_id, world.tenantId, job.id],
-    );
+    await forgeEntry(db(), {
+      settlementKey: `${world.tenantId}:forged:over-void`,
+      entryType: 'release',
+      flags: 'void_pending',
+      pendingId: hold.rows[0]!.pending_entry_id,
+      debitAccountId: world.wallet.id,
+      creditAccountId: hold.rows[0]!.revenue_account_id,
+      amount: 9000n,
+      currency: 'USD',
+      tenantId: world.tenantId,
+      jobId: job.id,
+    });
     const before = await ledgerFingerprint(db());
 
     const run = await reconcile(db(), { repair: true });

@@ -7,6 +7,7 @@ import { AppendOnlyViolation, CheckViolation, UniqueViolation, mapDatabaseError 
 import { newId } from '../../src/ids.js';
 import { freshDatabase } from '../support/database.js';
 import { withDatabase } from '../support/global-setup.js';
+import { forgeEntry, forgeEntryIn } from '../support/forge-entry.js';
 
 const db = await freshDatabase();
 
@@ -46,11 +47,16 @@ async function seedJob() {
        values ($1, $2, $3, $4, 'USD', 100, now() + interval '1 day')`,
       [job, tenant, wallet, revenue],
     );
-    await tx.query(
-      `insert into ledger_entries (id, settlement_key, entry_type, flags, debit_account_id, credit_account_id, amount, currency, tenant_id)
-       values ($1, $2, 'credit', 'posted', $3, $4, 500, 'USD', $5)`,
-      [newId(), `${tenant}:credit:k1`, funding, wallet, tenant],
-    );
+    await forgeEntryIn(tx, {
+      settlementKey: `${tenant}:credit:k1`,
+      entryType: 'credit',
+      flags: 'posted',
+      debitAccountId: funding,
+      creditAccountId: wallet,
+      amount: 500n,
+      currency: 'USD',
+      tenantId: tenant,
+    });
   });
   return { tenant, wallet, revenue, funding, job };
 }
@@ -94,14 +100,36 @@ describe('append-only ledger', () => {
   it('refuses a second entry of the same type under one settlement key, by constraint name', async () => {
     const s = await seedJob();
     const error = await expectDbError(
-      db.pool.query(
-        `insert into ledger_entries (id, settlement_key, entry_type, flags, debit_account_id, credit_account_id, amount, currency, tenant_id)
-         values ($1, $2, 'credit', 'posted', $3, $4, 500, 'USD', $5)`,
-        [newId(), `${s.tenant}:credit:k1`, s.funding, s.wallet, s.tenant],
-      ),
+      forgeEntry(db.pool, {
+        settlementKey: `${s.tenant}:credit:k1`,
+        entryType: 'credit',
+        flags: 'posted',
+        debitAccountId: s.funding,
+        creditAccountId: s.wallet,
+        amount: 500n,
+        currency: 'USD',
+        tenantId: s.tenant,
+      }),
     );
     expect(error).toBeInstanceOf(UniqueViolation);
     expect(error.constraint).toBe('ledger_entries_settlement_key_entry_type_grant_key');
+  });
+});
+
+describe('entries of a wallet', () => {
+  it('are refused without their place in the wallet order (migration 0031): only the posting writer says what they do', async () => {
+    const s = await seedJob();
+    const error = await expectDbError(
+      db.pool.query(
+        `insert into ledger_entries (id, settlement_key, entry_type, flags, debit_account_id, credit_account_id, amount, currency, tenant_id)
+         values ($1, $2, 'credit', 'posted', $3, $4, 500, 'USD', $5)`,
+        [newId(), `${s.tenant}:credit:unplaced`, s.funding, s.wallet, s.tenant],
+      ),
+    );
+    expect(error).toBeInstanceOf(CheckViolation);
+    expect(error.constraint).toBe('ledger_entries_wallet_order_placed');
+    const kept = await db.pool.query('select count(*)::int as n from ledger_entries where settlement_key = $1', [`${s.tenant}:credit:unplaced`]);
+    expect(kept.rows[0].n).toBe(0);
   });
 });
 

@@ -18,6 +18,7 @@ import {
   walletRow,
 } from '../support/fixtures.js';
 import { assertLedgerInvariants, ledgerViolations } from '../support/invariants.js';
+import { forgeEntry } from '../support/forge-entry.js';
 
 const db = await freshDatabase({ max: 12 });
 /**
@@ -42,11 +43,19 @@ describe('a unique violation on another constraint is an error, never a duplicat
     const job = await submitWorldJob(forged.pool, world);
     const key = settlementKey(world.tenantId, job.id, 'capture', 1);
     const revenue = await forged.pool.query<{ id: string }>(`select id from accounts where tenant_id = $1 and kind = 'revenue'`, [world.tenantId]);
-    await forged.pool.query(
-      `insert into ledger_entries (id, settlement_key, entry_type, flags, debit_account_id, credit_account_id, amount, currency, tenant_id, job_id, grant_id)
-       values ($1, $2, 'capture', 'posted', $3, $4, 1, 'USD', $5, $6, (select grant_id from hold_shares where job_id = $6))`,
-      [newId(), key, world.wallet.id, revenue.rows[0]!.id, world.tenantId, job.id],
-    );
+    const share = await forged.pool.query<{ grant_id: string }>('select grant_id from hold_shares where job_id = $1', [job.id]);
+    await forgeEntry(forged.pool, {
+      settlementKey: key,
+      entryType: 'capture',
+      flags: 'posted',
+      debitAccountId: world.wallet.id,
+      creditAccountId: revenue.rows[0]!.id,
+      amount: 1n,
+      currency: 'USD',
+      tenantId: world.tenantId,
+      jobId: job.id,
+      grantId: share.rows[0]!.grant_id,
+    });
     const walletBefore = await walletRow(forged.pool, world.wallet.id);
 
     const error = await settle(forged.pool, { jobId: job.id, event: completed }).catch((e: unknown) => e);

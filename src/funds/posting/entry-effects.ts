@@ -1,4 +1,4 @@
-import type { Micros, PostingFlags } from './types.js';
+import type { Micros, PostingFlags, PostingType } from './types.js';
 
 /**
  * What one ledger entry does to the accounts it names — the flag semantics of
@@ -74,4 +74,31 @@ export function walletDelta(entry: EntryShape, walletId: string): WalletChange {
  */
 export function availableDelta(change: WalletChange): Micros {
   return change.balance - change.reserved;
+}
+
+/**
+ * How an entry moves the tenant's spend (the counters of spend limits, migrations/0014),
+ * by its type: `now` counts in the period of the transaction that writes it — a
+ * reservation, a capture, an adjustment (down when it pays back); `ofHold` leaves the
+ * period the job's hold was created in — what a capture or a release resolves of it.
+ * The money of credits, grants and payers, and a grant paying the wallet's debt, spend
+ * nothing.
+ */
+export function spendDelta(
+  entry: Pick<EntryShape, 'amount' | 'debitAccountId'> & { readonly entryType: PostingType },
+  walletId: string,
+): { now: Micros; ofHold: Micros } {
+  switch (entry.entryType) {
+    case 'reserve':
+      return { now: entry.amount, ofHold: 0n };
+    case 'capture':
+      return { now: entry.amount, ofHold: -entry.amount };
+    case 'release':
+    case 'release_remainder':
+      return { now: 0n, ofHold: -entry.amount };
+    case 'adjustment':
+      return { now: entry.debitAccountId === walletId ? entry.amount : -entry.amount, ofHold: 0n };
+    default:
+      return { now: 0n, ofHold: 0n };
+  }
 }

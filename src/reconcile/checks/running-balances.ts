@@ -1,6 +1,25 @@
 import { amount, type Check } from './check.js';
 
 /**
+ * THE AUDITOR'S definition of what an entry `e` does to its wallet `e.wallet_id`: written
+ * here again in SQL, on purpose, apart from the posting module's (funds/posting
+ * entry-effects.ts walletDelta), as TigerBeetle's state_machine/auditor.zig keeps its own
+ * model of the state machine: reconciliation checks what the kernel wrote against a
+ * second reading of the entries, and a bug in one is not a bug in both.
+ * test/unit/auditor-agrees.test.ts runs these expressions in PostgreSQL for every entry
+ * type × flags × side and compares them with the kernel's.
+ */
+export const AUDITOR_BALANCE_CHANGE = `case when e.debit_account_id = e.credit_account_id then 0 -- a grant paying the wallet's debt
+                          when e.flags in ('posted', 'post_pending')
+                          then case when e.credit_account_id = e.wallet_id then e.amount else -e.amount end
+                          else 0 end`;
+export const AUDITOR_RESERVED_CHANGE = `case when e.debit_account_id = e.credit_account_id then 0
+                          when e.debit_account_id <> e.wallet_id then 0
+                          when e.flags = 'pending' then e.amount
+                          when e.flags in ('post_pending', 'void_pending') then -e.amount
+                          else 0 end`;
+
+/**
  * What each entry says a wallet held after it (migrations/0009) recomputed from the
  * entries: along the wallet's order, numbers 1, 2, 3 … without a gap, instants never
  * going down, balance and reserved equal to the sums of the entries so far; the head on
@@ -15,14 +34,8 @@ export const runningBalanceDrift: Check = {
   sql: `with chain as (
           select e.wallet_id, e.wallet_seq, e.created_at, e.balance_after, e.reserved_after,
                  row_number() over w as position,
-                 sum(case when e.debit_account_id = e.credit_account_id then 0 -- a grant paying the wallet's debt
-                          when e.flags in ('posted', 'post_pending')
-                          then case when e.credit_account_id = e.wallet_id then e.amount else -e.amount end
-                          else 0 end) over w as balance_sum,
-                 sum(case when e.debit_account_id <> e.wallet_id then 0
-                          when e.flags = 'pending' then e.amount
-                          when e.flags in ('post_pending', 'void_pending') then -e.amount
-                          else 0 end) over w as reserved_sum,
+                 sum(${AUDITOR_BALANCE_CHANGE}) over w as balance_sum,
+                 sum(${AUDITOR_RESERVED_CHANGE}) over w as reserved_sum,
                  lag(e.created_at) over w as previous_at
           from ledger_entries e where e.wallet_id is not null
           window w as (partition by e.wallet_id order by e.wallet_seq rows between unbounded preceding and current row)

@@ -1,6 +1,18 @@
 import { amount, type Check } from './check.js';
 
 /**
+ * THE AUDITOR'S reading of what an entry `e` of a hold or a settlement does to the
+ * tenant's spend, apart from the kernel's (funds/posting entry-effects.ts spendDelta) on
+ * purpose (see running-balances.ts): `now` counts in the period its hold or settlement was
+ * created in, `of hold` leaves the period of the hold it resolves.
+ * test/unit/auditor-agrees.test.ts compares them with the kernel's in PostgreSQL.
+ */
+export const AUDITOR_SPEND_NOW = `case when e.entry_type in ('reserve', 'capture') then e.amount
+               when e.entry_type = 'adjustment' then case when e.credit_account_id = e.wallet_id then -e.amount else e.amount end
+               else 0 end`;
+export const AUDITOR_SPEND_OF_HOLD = `case when e.entry_type in ('capture', 'release_remainder', 'release') then -e.amount else 0 end`;
+
+/**
  * The spend counters of spend limits (migrations/0014) recomputed from the holds and
  * settlements with their entries: per tenant, currency and UTC period (day, month), the
  * captures and adjustments posted in it (by their settlement's created_at) plus the holds
@@ -16,7 +28,7 @@ export const spendPeriodDrift: Check = {
   covers: 'ledger_entries',
   sql: `with movements as (
           -- a reservation: its hold's reserve entries (one per grant it draws on, 0019), in the hold's period
-          select e.tenant_id, e.currency, h.created_at as at, e.amount
+          select e.tenant_id, e.currency, h.created_at as at, ${AUDITOR_SPEND_NOW} as amount
           from holds h join ledger_entries e on e.job_id = h.job_id and e.entry_type = 'reserve'
           union all
           -- A settlement's entries, read once (settlement keys and holds' job ids are unique,
@@ -26,12 +38,8 @@ export const spendPeriodDrift: Check = {
           select e.tenant_id, e.currency, m.at, m.amount
           from settlements s join ledger_entries e on e.settlement_key = s.settlement_key
           left join holds h on h.job_id = s.job_id
-          cross join lateral (values
-            (case when e.entry_type in ('capture', 'release_remainder', 'release') then h.created_at end, -e.amount),
-            (case when e.entry_type in ('capture', 'adjustment') then s.created_at end,
-             case when e.credit_account_id = e.wallet_id then -e.amount else e.amount end)
-          ) as m(at, amount)
-          where e.entry_type in ('capture', 'release_remainder', 'release', 'adjustment') and m.at is not null
+          cross join lateral (values (h.created_at, ${AUDITOR_SPEND_OF_HOLD}), (s.created_at, ${AUDITOR_SPEND_NOW})) as m(at, amount)
+          where e.entry_type in ('capture', 'release_remainder', 'release', 'adjustment') and m.at is not null and m.amount <> 0
         ), recomputed as (
           select m.tenant_id, m.currency, p.period, p.starts_on, sum(m.amount) as spent
           from movements m
