@@ -20,6 +20,36 @@ const COMPOSERS = '^src/(cli|demo)/';
 const DOMAIN = '^src/(money|pricing|lifecycle|funds|ledger|db|dev-db|queue|webhooks|catalog|jobs|idempotency)/';
 /** The loops and entry points that drive the domain. */
 const RUNNERS = '^src/(worker|duties|reconcile|intake)/';
+/**
+ * Folders with a door: an index.ts that lists the folder's operations and the refusals each
+ * can return (issue "one money kernel", item 3). The rest of src/ imports such a folder only
+ * through its door; inside, files import each other directly (one importing its own door
+ * would be a cycle). A subfolder with a door of its own is walled off from its parent too:
+ * funds/ reaches funds/posting/ through posting/index.ts like everyone else.
+ */
+const DOORS = ['funds', 'funds/posting', 'funds/payments', 'ledger', 'alerts'];
+/** Files allowed past a door, by folder: each with why. */
+const PAST_THE_DOOR = {
+  // The posting writer's recharge hook (apply-postings.ts → payments/recharge.ts) stays
+  // inside: payments/index.ts re-exports payment-settle.ts, whose writers call
+  // apply-postings.ts, so through the door this arrow would close a cycle.
+  'funds/payments': ['^src/funds/apply-postings\\.ts$'],
+  // TEMPORARY, to be removed once its import line reads '../funds/index.js' (the file is
+  // being edited by someone else): api/errors.ts → funds/errors.ts.
+  funds: ['^src/api/errors\\.ts$'],
+};
+
+/** The rule of one folder's door: from outside it, only its index.ts (subfolders with doors of their own have their own rule). */
+function doorRule(folder) {
+  const inner = DOORS.filter((other) => other.startsWith(`${folder}/`));
+  return {
+    name: `doors-only-${folder.replace(/\//g, '-')}`,
+    severity: 'error',
+    comment: `Outside ${folder}/, src/ imports it only through ${folder}/index.ts, which lists its operations and their refusals.`,
+    from: { path: '^src/', pathNot: [`^src/${folder}/`, ...(PAST_THE_DOOR[folder] ?? [])] },
+    to: { path: `^src/${folder}/`, pathNot: [`^src/${folder}/index\\.ts$`, ...inner.map((sub) => `^src/${sub}/`)] },
+  };
+}
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -88,6 +118,7 @@ module.exports = {
       from: { path: '^src/', pathNot: [COMPOSERS, '^src/dev-db/', '^src/db/connect\\.ts$'] },
       to: { path: '^src/dev-db/' },
     },
+    ...DOORS.map(doorRule),
     {
       name: 'no-unresolvable',
       severity: 'error',

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { STATEMENT_CATEGORIES, type CategoryTotal } from '../funds/statement.js';
+import { STATEMENT_CATEGORIES, type CategoryTotal } from '../funds/index.js';
 import { changeFields, changeView } from './entry-changes.js';
 import { literals } from './list-views.js';
 

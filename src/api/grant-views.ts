@@ -1,6 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { GRANT_STATUSES } from '../funds/grant-status.js';
-import type { GrantRecord } from '../funds/grant-reads.js';
+import { GRANT_STATUSES, type GrantRecord } from '../funds/index.js';
 import { formatAmount } from '../money/index.js';
 import { AmountString, Metadata } from './schemas.js';
 import { literals } from './list-views.js';

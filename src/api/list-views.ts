@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ALERT_CLASSES, type AlertRow } from '../alerts/list.js';
-import type { SettlementRow } from '../ledger/settlements.js';
+import { ALERT_CLASSES, type AlertRow } from '../alerts/index.js';
+import type { SettlementRow } from '../ledger/index.js';
 import type { ListedJob } from '../jobs/list.js';
 import type { ListedEvent } from '../queue/event-list.js';
 import { EVENT_STATES } from '../queue/index.js';

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Pool } from '../db/pool.js';
-import { countSettlementsByChargeType } from '../ledger/settlement-counts.js';
+import { countSettlementsByChargeType } from '../ledger/index.js';
 import { queueDepth } from '../queue/index.js';
 import { statementCount } from '../db/statement-count.js';
 

@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { formatAmount } from '../money/index.js';
 import { availableDelta } from '../funds/posting/index.js';
-import type { Statement } from '../funds/statement.js';
+import type { Statement } from '../funds/index.js';
 
 /**
  * A statement as CSV (RFC 4180: comma separated, CRLF line ends, a field quoted when it

@@ -1,9 +1,7 @@
 import { formatAmount } from '../money/index.js';
-import type { AccountRow } from '../funds/accounts.js';
-import { walletBalances } from '../funds/accounts.js';
+import { walletBalances, type AccountRow, type WalletEntry } from '../funds/index.js';
 import { changeView } from './entry-changes.js';
-import type { WalletEntry } from '../funds/entries.js';
-import type { SettlementRow } from '../ledger/settlements.js';
+import type { SettlementRow } from '../ledger/index.js';
 import type { JobRow } from '../jobs/rows.js';
 import type { JobDetails } from '../jobs/view.js';
 

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Queryable } from '../db/pool.js';
 import type { Instant, WalletTotals } from '../funds/posting/index.js';
-import { readWalletTotals } from '../funds/wallet-funds.js';
-import type { AccountRow } from '../funds/accounts.js';
+import { readWalletTotals, type AccountRow } from '../funds/index.js';
 import { formatAmount } from '../money/index.js';
 import { AmountString, SignedAmountString } from './schemas.js';
 import { walletView } from './views.js';

@@ -3,7 +3,7 @@ import type { Pool } from '../db/pool.js';
 import { debugStacks, processConfig } from '../config/index.js';
 import { migrate } from '../db/migrate.js';
 import { countExpiryDue, expireDueGrants, type DueGrant } from '../duties/grant-duties.js';
-import { lapsingByCurrency, listExpiringGrants } from '../funds/expiring-grants.js';
+import { lapsingByCurrency, listExpiringGrants } from '../funds/index.js';
 import { formatAmount, type Micros } from '../money/index.js';
 import { sweepProgress } from './sweep-progress.js';
 

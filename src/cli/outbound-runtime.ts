@@ -1,5 +1,5 @@
 import type { Database } from '../db/connect.js';
-import { raiseEachAlert } from '../alerts/raise.js';
+import { raiseEachAlert } from '../alerts/index.js';
 import { destinationPolicy } from '../outbound/destinations.js';
 import { outboundSettings } from '../outbound/settings.js';
 import type { Config } from '../config/index.js';

@@ -4,10 +4,7 @@ import { loadServerSecret } from '../api/server-secret.js';
 import { debugStacks, processConfig } from '../config/index.js';
 import { openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
-import { readStripeCredentials } from '../funds/payments/settings.js';
-import { stripeClient } from '../funds/payments/stripe-client.js';
-import { syncStripeEvents } from '../funds/payments/sync.js';
-import { findStripeEvent, requeueDeadStripeEvent } from '../funds/payments/stripe-events.js';
+import { findStripeEvent, readStripeCredentials, requeueDeadStripeEvent, stripeClient, syncStripeEvents } from '../funds/payments/index.js';
 
 /**
  * `tally payments sync [--since T]`, on the database itself (like reconcile): lists

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
 import { opensProviderSecrets, sealClearProviderSecrets } from '../catalog/provider-secrets.js';
-import { opensPaymentSettings, sealClearWebhookSecrets } from '../funds/payments/settings.js';
+import { opensPaymentSettings, sealClearWebhookSecrets } from '../funds/payments/index.js';
 
 interface SealLog {
   info(obj: object, msg?: string): void;

@@ -1,9 +1,7 @@
 import type { Pool, Queryable } from '../db/pool.js';
-import { settle } from '../ledger/settle.js';
-import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
-import { raiseAlerts } from '../alerts/raise.js';
-import { CREDIT_ROUTE } from '../funds/credit.js';
-import { GRANT_ROUTE } from '../funds/grant-writes.js';
+import { logSettlementWritten, settle, type DecisionLog } from '../ledger/index.js';
+import { raiseAlerts } from '../alerts/index.js';
+import { CREDIT_ROUTE, GRANT_ROUTE } from '../funds/index.js';
 import { deleteExpiredIdempotencyKeys } from '../idempotency/keys.js';
 import { DEFAULT_POLICY } from '../lifecycle/index.js';
 import { awaitingSql } from '../queue/index.js';

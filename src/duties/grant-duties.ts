@@ -1,8 +1,7 @@
 import type { Pool, Queryable } from '../db/pool.js';
-import { PAYMENT_SOURCES } from '../funds/grant-status.js';
+import { PAYMENT_SOURCES, activateGrant, expireGrant } from '../funds/index.js';
 import { withTransaction } from '../db/transaction.js';
-import { activateGrant, expireGrant } from '../funds/grant-writes.js';
-import type { DecisionLog } from '../ledger/settlement-log.js';
+import type { DecisionLog } from '../ledger/index.js';
 import { formatAmount } from '../money/index.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import { formatAmount } from '../money/index.js';
 import { enqueueMessage } from '../outbound/enqueue.js';
-import { raiseEachAlert } from '../alerts/raise.js';
+import { raiseEachAlert } from '../alerts/index.js';
 
 /**
  * A posting that is not a job's charge took the wallet below zero: the expiry or void of a

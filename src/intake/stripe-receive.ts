@@ -2,9 +2,14 @@ import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import Stripe from 'stripe';
 import type { Pool } from '../db/pool.js';
-import { refusalMessage, stripeEventRefusal } from '../funds/payments/event-refusal.js';
-import { openWebhookSecrets, readPaymentSettings } from '../funds/payments/settings.js';
-import { storeStripeEvent, type StoreOutcome } from '../funds/payments/stripe-events.js';
+import {
+  openWebhookSecrets,
+  readPaymentSettings,
+  refusalMessage,
+  storeStripeEvent,
+  stripeEventRefusal,
+  type StoreOutcome,
+} from '../funds/payments/index.js';
 import { WebhookRefused } from '../webhooks/errors.js';
 import { parseStripeSignature, rebuiltStripeSignature } from './stripe-signature.js';
 

@@ -4,9 +4,8 @@ import { latestPriceVersion, priceBookOf } from '../catalog/prices.js';
 import { pricedDimensions, quote, unitPriceOf, validateUsage } from '../pricing/index.js';
 import { AmountOutOfRange, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import { parsePolicy } from '../lifecycle/index.js';
-import type { AccountRow } from '../funds/accounts.js';
-import { reserveHold } from '../ledger/hold.js';
-import { insertJob } from '../ledger/job-writes.js';
+import type { AccountRow } from '../funds/index.js';
+import { insertJob, reserveHold } from '../ledger/index.js';
 import type { JobRow } from './rows.js';
 
 export class NoPrice extends Error {

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/pool.js';
-import { readJobFunding, type FundingShare } from '../funds/grant-reads.js';
-import { listSettlements, type SettlementRow } from '../ledger/settlements.js';
+import { readJobFunding, type FundingShare } from '../funds/index.js';
+import { listSettlements, type SettlementRow } from '../ledger/index.js';
 import type { JobRow } from './rows.js';
 
 /** Read model of one job for the API: never shares code with the settlement writes. */

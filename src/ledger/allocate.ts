@@ -1,8 +1,6 @@
 import type { Queryable } from '../db/pool.js';
-import type { WalletPostings } from '../funds/apply-postings.js';
+import { PostingRefused, lockWalletsFunds, type WalletPostings } from '../funds/index.js';
 import { at, NO_FUNDING, post, type JobFunding, type Posting } from '../funds/posting/index.js';
-import { lockWalletsFunds } from '../funds/wallet-funds.js';
-import { PostingRefused } from '../funds/errors.js';
 import type { PlannedIntent } from './plan-intent.js';
 
 /** A written decision, as far as its money goes (write-decision.ts Written). */

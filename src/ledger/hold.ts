@@ -1,11 +1,8 @@
 import type { Queryable } from '../db/pool.js';
 import { tenantRuns } from '../db/tenant-groups.js';
 import { holdKey } from '../lifecycle/index.js';
-import { findSystemAccountId } from '../funds/accounts.js';
-import { InsufficientFunds, WalletNotFound } from '../funds/errors.js';
+import { InsufficientFunds, WalletNotFound, applyPostings, findSystemAccountId, lockWalletFunds } from '../funds/index.js';
 import { NO_FUNDING, post } from '../funds/posting/index.js';
-import { lockWalletFunds } from '../funds/wallet-funds.js';
-import { applyPostings } from '../funds/apply-postings.js';
 
 export interface HoldRow {
   job_id: string;

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import { ForeignKeyViolation, mapDatabaseError } from '../db/errors.js';
 import { ProviderJobRefTaken } from './errors.js';
-import { WalletNotFound } from '../funds/errors.js';
+import { WalletNotFound } from '../funds/index.js';
 import type { JobRow } from './locked-job.js';
 
 /**

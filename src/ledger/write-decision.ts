@@ -1,14 +1,14 @@
 import type { Queryable } from '../db/pool.js';
 import { decide, yieldsToAwaitingEvents, type Alert, type Decision, type JobState, type LifecycleEvent, type Outcome } from '../lifecycle/index.js';
 import { jobsWithAwaitingEvents, markManySettled, markedUnder, type EventClaim } from '../queue/index.js';
-import { raiseEachAlert, type AlertClass, type RaisedAlert } from '../alerts/raise.js';
+import { raiseEachAlert, type AlertClass, type RaisedAlert } from '../alerts/index.js';
 import { decisionAlertDetail } from './alert-details.js';
 import { SettlementKeyTaken } from './errors.js';
 import { findHolds, resolveHolds } from './hold.js';
 import { writeJobs, type LockedJob } from './locked-job.js';
 import { planIntent, type PlannedIntent } from './plan-intent.js';
 import { findSettlement, findSettlements, insertSettlements, type SettlementRow } from './settlements.js';
-import { applyPostings } from '../funds/apply-postings.js';
+import { applyPostings } from '../funds/index.js';
 import { postingsOfDecisions } from './allocate.js';
 import { formatAmount } from '../money/index.js';
 import { enqueueMessages, type NewMessage } from '../outbound/enqueue.js';

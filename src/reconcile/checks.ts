@@ -14,7 +14,7 @@ import { usageMismatch } from './checks/usage.js';
 
 export type { ExceptionClass, Finding } from './checks/check.js';
 export { EVENT_STUCK_SECONDS } from './checks/events.js';
-export { projectionFromEntries } from '../funds/projection.js';
+export { projectionFromEntries } from '../funds/index.js';
 
 /**
  * The registry: every check a run performs, in this order (also the order of

@@ -1,4 +1,4 @@
-import type { DecisionLog } from '../ledger/settlement-log.js';
+import type { DecisionLog } from '../ledger/index.js';
 
 /** What the line tells of an exception (a ReconciliationException is one). */
 interface RaisedException {

@@ -1,13 +1,11 @@
 import type { Pool } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
-import { settle } from '../ledger/settle.js';
+import { logSettlementWritten, settle, type DecisionLog } from '../ledger/index.js';
 import { awaitingEventOf, claimEvent, requeueDead } from '../queue/index.js';
 import { settleEvent, settleSettings, type SettleSettings } from '../worker/settle-event.js';
 import { logEventOutcome } from '../worker/outcome-log.js';
-import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
-import { rebuildProjection } from '../funds/projection.js';
-import { expireGrant } from '../funds/grant-writes.js';
-import { creditStrandedPayment } from '../funds/payments/payment-settle.js';
+import { expireGrant, rebuildProjection } from '../funds/index.js';
+import { creditStrandedPayment } from '../funds/payments/index.js';
 import { formatAmount } from '../money/index.js';
 import { DEFAULT_CONFIG, type Config } from '../config/index.js';
 import type { Finding } from './checks.js';

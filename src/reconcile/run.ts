@@ -4,7 +4,7 @@ import { newId } from '../ids.js';
 import { EXCEPTION_CLASSES, findInconsistencies, type CheckProgress, type ExceptionClass, type Finding } from './checks.js';
 import { repair, type RepairAction, type RepairSettings } from './repair.js';
 import { logRaisedExceptions } from './exception-log.js';
-import type { DecisionLog } from '../ledger/settlement-log.js';
+import type { DecisionLog } from '../ledger/index.js';
 
 export interface ReconciliationException {
   id: string;

@@ -1,4 +1,4 @@
-import { logSettlementWritten, type DecisionLog } from '../ledger/settlement-log.js';
+import { logSettlementWritten, type DecisionLog } from '../ledger/index.js';
 import type { ClaimedEvent } from '../queue/index.js';
 import type { EventOutcome } from './settle-event.js';
 

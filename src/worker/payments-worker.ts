@@ -1,21 +1,33 @@
 import type { Pool } from '../db/pool.js';
 import { Poller } from '../queue/engine/index.js';
 import { failpoint } from '../failpoints.js';
-import { STRIPE_CALLS_TABLE, type ClaimedCall } from '../funds/payments/calls-table.js';
-import { meaningOf, refundOf, type EventMeaning, type PaymentSuccess, type RefundFacts } from '../funds/payments/event-meaning.js';
-import { STRIPE_EVENTS_TABLE, type ClaimedStripeEvent } from '../funds/payments/events-table.js';
-import { readStripeCredentials } from '../funds/payments/settings.js';
-import { failureKind, stripeClient, Stripe } from '../funds/payments/stripe-client.js';
-import { STRIPE_CALL_RETRY, claimStripeCalls } from '../funds/payments/stripe-calls.js';
 import {
+  STRIPE_CALLS_TABLE,
+  STRIPE_CALL_RETRY,
+  STRIPE_EVENTS_TABLE,
   STRIPE_EVENT_RETRY,
   STRIPE_EVENT_WAIT,
+  Stripe,
+  applyStripeEvent,
+  cancelRechargeTurnedOff,
+  claimStripeCalls,
   claimStripeEvents,
+  failureKind,
   markStripeEvent,
+  meaningOf,
+  readStripeCredentials,
+  rechargeStillOn,
+  recordRechargeAnswer,
+  refundOf,
+  stripeClient,
   waitStripeEvent,
-} from '../funds/payments/stripe-events.js';
-import { applyStripeEvent } from '../funds/payments/payment-settle.js';
-import { cancelRechargeTurnedOff, rechargeStillOn, recordRechargeAnswer, type RechargeAnswer } from '../funds/payments/recharge-answer.js';
+  type ClaimedCall,
+  type ClaimedStripeEvent,
+  type EventMeaning,
+  type PaymentSuccess,
+  type RechargeAnswer,
+  type RefundFacts,
+} from '../funds/payments/index.js';
 import { backoff } from '../backoff.js';
 import { LeaseLost, commitFenced, recordFailure } from '../queue/engine/index.js';
 

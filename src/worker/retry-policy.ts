@@ -1,6 +1,6 @@
 import { InvalidEventError, InvalidJobViewError } from '../lifecycle/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
-import { JobNotFound, SettlementMismatch } from '../ledger/errors.js';
+import { JobNotFound, SettlementMismatch } from '../ledger/index.js';
 import type { RetryPolicy } from '../queue/index.js';
 import { DEFAULT_CONFIG } from '../config/index.js';
 

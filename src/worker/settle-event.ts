@@ -1,8 +1,6 @@
 import type { Pool } from '../db/pool.js';
 import type { LifecycleEvent } from '../lifecycle/index.js';
-import { OutcomeUnknown } from '../ledger/errors.js';
-import { settle, type SettleResult } from '../ledger/settle.js';
-import { settleBatch, settleTaken } from '../ledger/settle-batch.js';
+import { OutcomeUnknown, settle, settleBatch, settleTaken, type SettleResult } from '../ledger/index.js';
 import { failpoint } from '../failpoints.js';
 import { LeaseLost, claimOf, claimedLifecycleEvent, lockReadyEvents, recordSettleFailure, type ClaimedEvent, type EventClaim, type LockedEvent } from '../queue/index.js';
 import { DEFAULT_CONFIG, type Config } from '../config/index.js';

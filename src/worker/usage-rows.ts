@@ -1,6 +1,6 @@
 import type { Pool, Queryable } from '../db/pool.js';
 import { withTransaction } from '../db/transaction.js';
-import { lockJob, writeJobs } from '../ledger/locked-job.js';
+import { lockJob, writeJobs } from '../ledger/index.js';
 import { decide } from '../lifecycle/index.js';
 import type { ProviderKind } from '../webhooks/adapters/index.js';
 import { newId } from '../ids.js';

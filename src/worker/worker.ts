@@ -9,7 +9,7 @@ import { LeaseKeeper } from './lease-keeper.js';
 import { logEventOutcome } from './outcome-log.js';
 import { DEFAULT_CONFIG } from '../config/index.js';
 import { ConnectionLost, mapDatabaseError } from '../db/errors.js';
-import { OutcomeUnknown } from '../ledger/errors.js';
+import { OutcomeUnknown } from '../ledger/index.js';
 
 /** What a worker logs to. */
 export interface WorkerLog {

@@ -115,7 +115,7 @@ describe('import structure of src/', () => {
     result = await cruiseSrc(root);
   });
 
-  it('keeps every rule of .dependency-cruiser.cjs (no import cycle, pure folders without I/O, nothing reaching up into cli/, api/ or the runners)', () => {
+  it('keeps every rule of .dependency-cruiser.cjs (no import cycle, pure folders without I/O, nothing reaching up into cli/, api/ or the runners, funds/, ledger/ and alerts/ only through their doors)', () => {
     expect(result.summary.totalCruised).toBeGreaterThan(50);
     expect(result.summary.violations.map(describeViolation)).toEqual([]);
   });
@@ -126,13 +126,19 @@ describe('import structure of src/', () => {
 });
 
 describe('the rules of .dependency-cruiser.cjs', () => {
-  it('catch each forbidden import of test/fixtures/architecture and allow the composers theirs', async () => {
+  it('catch each forbidden import of test/fixtures/architecture and allow the composers theirs, and the doors theirs', async () => {
     const fixture = await cruiseSrc(`${root}test/fixtures/architecture/`);
     const found = fixture.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to.replace(/^.*node_modules\/(pg)\/.*$/, '$1')}`);
     expect(found.sort()).toEqual(
       [
         'dev-db-only-from-composers: src/db/pool.ts → src/dev-db/server.ts',
         'domain-imports-no-runner: src/queue/claim.ts → src/worker/loop.ts',
+        'doors-only-alerts: src/ledger/hold.ts → src/alerts/raise.ts',
+        'doors-only-funds: src/ledger/hold.ts → src/funds/credit.ts',
+        'doors-only-funds-payments: src/ledger/hold.ts → src/funds/payments/recharge.ts',
+        'doors-only-funds-posting: src/funds/credit.ts → src/funds/posting/post.ts',
+        'doors-only-funds-posting: src/jobs/submit.ts → src/funds/posting/post.ts',
+        'doors-only-ledger: src/jobs/submit.ts → src/ledger/hold.ts',
         'only-api-imports-intake: src/worker/loop.ts → src/intake/receive.ts',
         'no-circular: src/cli/main.ts → src/db/pool.ts',
         'no-unresolvable: src/ledger/entries.ts → ./missing.js',

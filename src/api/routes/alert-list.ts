@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { isUuid } from '../../ids.js';
-import { ALERT_CLASSES, listAlerts } from '../../alerts/list.js';
+import { ALERT_CLASSES, listAlerts } from '../../alerts/index.js';
 import { requireAccess } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { JobIdFilter, TenantIdFilter, listTenantOf } from '../list-filters.js';

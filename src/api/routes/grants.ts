@@ -1,10 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../../db/pool.js';
-import { listWalletGrants, readGrant, type GrantRecord } from '../../funds/grant-reads.js';
-import { GRANT_STATUSES } from '../../funds/grant-status.js';
+import { GRANT_ROUTE, GRANT_STATUSES, createGrant, listWalletGrants, readGrant, voidGrant, type GrantRecord } from '../../funds/index.js';
 import { isUuid } from '../../ids.js';
-import { GRANT_ROUTE, createGrant, voidGrant } from '../../funds/grant-writes.js';
 import { canonicalInstant } from '../../instant.js';
 import { parseAmount } from '../../money/index.js';
 import { requireAccess, tenantScope } from '../auth.js';

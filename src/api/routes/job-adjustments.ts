@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { isUuid } from '../../ids.js';
 import { findJob } from '../../jobs/rows.js';
 import { loadJobDetails } from '../../jobs/view.js';
-import { settleWithin } from '../../ledger/settle.js';
+import { settleWithin } from '../../ledger/index.js';
 import { resolveException } from '../../reconcile/run.js';
 import { requireAccess } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';

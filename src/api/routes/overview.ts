@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { attentionCounts, settlementSeries } from '../../ledger/overview.js';
+import { attentionCounts, settlementSeries } from '../../ledger/index.js';
 import { requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { bearerAuth, errors } from '../schemas.js';

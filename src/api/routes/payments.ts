@@ -3,27 +3,29 @@ import type { FastifyRequest } from 'fastify';
 import { createHash } from 'node:crypto';
 import { receiveStripeEvent } from '../../intake/stripe-receive.js';
 import { isUuid } from '../../ids.js';
-import { findWallet, type AccountRow } from '../../funds/accounts.js';
+import { findWallet, type AccountRow } from '../../funds/index.js';
 import { formatAmount, parseAmount } from '../../money/index.js';
 import type { Queryable } from '../../db/pool.js';
 import {
   CheckoutKeyReused,
   CheckoutRefused,
   InvalidCheckoutAmount,
-  checkoutRequestKey,
-  startCheckout,
-} from '../../funds/payments/checkout.js';
-import { readAutoRecharge, saveAutoRecharge, type AutoRecharge } from '../../funds/payments/recharge.js';
-import { keyAccount } from '../../funds/payments/key-account.js';
-import {
   SettingsUnsealable,
+  Stripe,
+  checkoutRequestKey,
+  failureKind,
+  keptKeyAccount,
+  keyAccount,
+  readAutoRecharge,
   readPaymentSettings,
   readStripeCredentials,
-  keptKeyAccount,
+  saveAutoRecharge,
   savePaymentSettings,
+  startCheckout,
+  stripeClient,
+  type AutoRecharge,
   type PaymentSettings,
-} from '../../funds/payments/settings.js';
-import { Stripe, failureKind, stripeClient } from '../../funds/payments/stripe-client.js';
+} from '../../funds/payments/index.js';
 import { WebhookRefused } from '../../webhooks/errors.js';
 import { principalKey, requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';

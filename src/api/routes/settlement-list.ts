@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isUuid } from '../../ids.js';
 import { CHARGE_TYPES } from '../../lifecycle/index.js';
-import { listSettlementPage } from '../../ledger/settlement-list.js';
+import { listSettlementPage } from '../../ledger/index.js';
 import { requireAccess } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';
 import { CreatedRangeFields, JobIdFilter, TenantIdFilter, createdRange, listTenantOf } from '../list-filters.js';

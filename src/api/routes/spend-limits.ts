@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { isUuid } from '../../ids.js';
-import { SPEND_PERIODS, deleteSpendLimit, listSpendLimits, putSpendLimit, type SpendLimitRow } from '../../funds/spend-limits.js';
+import { SPEND_PERIODS, deleteSpendLimit, listSpendLimits, putSpendLimit, type SpendLimitRow } from '../../funds/index.js';
 import { formatAmount, parseAmount } from '../../money/index.js';
 import { requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { withTransaction } from '../../db/transaction.js';
 import { isUuid } from '../../ids.js';
-import { MAX_THRESHOLDS_PER_WALLET, deleteThreshold, insertThreshold, listThresholds, type ThresholdRow } from '../../funds/thresholds.js';
+import { MAX_THRESHOLDS_PER_WALLET, deleteThreshold, insertThreshold, listThresholds, type ThresholdRow } from '../../funds/index.js';
 import { formatAmount, parseAmount } from '../../money/index.js';
 import { requireAccess, tenantScope } from '../auth.js';
 import type { ApiApp, ApiContext } from '../context.js';

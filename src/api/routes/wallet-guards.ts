@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Queryable } from '../../db/pool.js';
 import { isUuid } from '../../ids.js';
-import { findWallet, type AccountRow } from '../../funds/accounts.js';
-import { isFuture } from '../../funds/wallet-history.js';
+import { findWallet, isFuture, type AccountRow } from '../../funds/index.js';
 import { tenantScope } from '../auth.js';
 import { ApiError, notFound } from '../errors.js';
 

@@ -1,8 +1,15 @@
 import { Type } from '@sinclair/typebox';
-import { StatementChainBroken, type Statement } from '../../funds/statement.js';
-import type { AccountRow } from '../../funds/accounts.js';
+import {
+  MAX_STATEMENT_LINES,
+  StatementChainBroken,
+  StatementTooLong,
+  entrySequence,
+  listWalletEntries,
+  readStatement,
+  type AccountRow,
+  type Statement,
+} from '../../funds/index.js';
 import { POSTING_TYPES } from '../../funds/posting/index.js';
-import { MAX_STATEMENT_LINES, StatementTooLong, entrySequence, listWalletEntries, readStatement } from '../../funds/wallet-history.js';
 import { formatAmount } from '../../money/index.js';
 import { isUuid } from '../../ids.js';
 import { requireAccess } from '../auth.js';

@@ -1,4 +1,4 @@
-import { projectionFromEntries } from '../../funds/projection.js';
+import { projectionFromEntries } from '../../funds/index.js';
 import { amount, type Check } from './check.js';
 
 export const projectionDrift: Check = {
