@@ -4,7 +4,16 @@ import { ConnectionLost, InvalidText, NumericOutOfRange, StatementTimeout, mapDa
 import { AmountOutOfRange, InvalidAmountError, MAX_AMOUNT_MICROS, formatAmount } from '../money/index.js';
 import { InvalidUsageError } from '../pricing/index.js';
 import { InvalidPolicyError } from '../lifecycle/index.js';
-import { CreditKeyConflict, GrantAlreadyVoided, GrantAwaitingPayment, GrantKeyConflict, GrantNotFound, InsufficientFunds, InvalidExpiry, SpendLimitReached } from '../funds/errors.js';
+import {
+  CreditKeyConflict,
+  GrantAlreadyVoided,
+  GrantAwaitingPayment,
+  GrantKeyConflict,
+  GrantNotFound,
+  InsufficientFunds,
+  InvalidExpiry,
+  SpendLimitReached,
+} from '../funds/index.js';
 import { InvalidLimits, NoPrice } from '../jobs/submit.js';
 import { validationFailure } from './validation-errors.js';
 import { BODY_LIMIT_BYTES } from './limits.js';

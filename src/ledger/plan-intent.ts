@@ -1,5 +1,4 @@
-import type { JobIntent } from '../funds/posting/index.js';
-import type { Intent } from '../lifecycle/index.js';
+import type { Intent, JobIntent } from '../lifecycle/index.js';
 import type { HoldResolution, HoldRow } from './hold.js';
 import type { LockedJob } from './locked-job.js';
 import type { NewSettlement } from './settlements.js';
@@ -66,7 +65,7 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
           voided: intent.remainder,
           settlementKey: intent.key,
         },
-        funding: { kind: 'capture', amount: intent.amount },
+        funding: intent.posting,
       };
     case 'release':
       return {
@@ -75,7 +74,7 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
         revenueAccount: revenue,
         charges: false,
         resolvesHold: { jobId: row.id, tenantId: row.tenant_id, posted: 0n, voided: intent.amount, settlementKey: intent.key },
-        funding: { kind: 'release' },
+        funding: intent.posting,
       };
     case 'adjustment': {
       const charge = intent.amount > 0n;
@@ -92,7 +91,7 @@ export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source
         revenueAccount: revenue,
         charges: charge,
         resolvesHold: null,
-        funding: { kind: 'adjustment', version: intent.version, amount: intent.amount },
+        funding: intent.posting,
       };
     }
   }

@@ -5,8 +5,20 @@ import { settlementKey, type ChargeType } from './keys.js';
 import type { JobState } from './states.js';
 
 /**
+ * What a job's settlement asks the posting module to move (funds/posting's Intent for a
+ * job, without the wallet's instant, which only the locked wallet knows): the one intent
+ * type of a job's money, from decide() to the posting writer.
+ */
+export type JobIntent =
+  | { readonly kind: 'capture'; readonly amount: Micros }
+  | { readonly kind: 'release' }
+  | { readonly kind: 'adjustment'; readonly version: number; readonly amount: Micros };
+
+/**
  * What the shell must write for one decision. Amounts are final: the shell
- * posts them as they are and never prices again.
+ * posts them as they are and never prices again. `posting` is what the posting
+ * module is asked to move (funds/posting: the one intent type of money), the
+ * rest is the settlement row's.
  */
 export type Intent =
   | {
@@ -17,6 +29,7 @@ export type Intent =
       /** reserved − amount, voided in the same settlement. */
       remainder: Micros;
       snapshot: PricingSnapshot;
+      posting: Extract<JobIntent, { kind: 'capture' }>;
     }
   | {
       kind: 'release';
@@ -24,6 +37,7 @@ export type Intent =
       /** The whole hold (= reserved), voided. */
       amount: Micros;
       reason: string;
+      posting: Extract<JobIntent, { kind: 'release' }>;
     }
   | {
       kind: 'adjustment';
@@ -34,6 +48,7 @@ export type Intent =
       snapshot: PricingSnapshot;
       /** an operator's adjustment says why ("operator: …"); a provider's correction says nothing */
       reason?: string;
+      posting: Extract<JobIntent, { kind: 'adjustment' }>;
     };
 
 /** Inconsistencies decide() notices; the shell records them for reconciliation. */

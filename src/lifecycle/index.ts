@@ -33,5 +33,5 @@ export {
   type ProviderPolicyJson,
 } from './policy.js';
 export { InvalidJobViewError, type JobView } from './job-view.js';
-export type { Alert, Decision, Intent, JobTotals, Outcome } from './decision.js';
+export type { Alert, Decision, Intent, JobIntent, JobTotals, Outcome } from './decision.js';
 export { decide } from './decide.js';

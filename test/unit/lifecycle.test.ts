@@ -212,7 +212,13 @@ describe('decide: amounts and keys', () => {
   it('a release voids the whole hold under the release key', () => {
     const decision = decide(jobIn('cancel_requested'), { type: 'cancel.grace_elapsed' }, DEFAULT_POLICY);
     expect(decision.intents).toEqual([
-      { kind: 'release', key: `${TENANT}:${JOB}:release:1`, amount: RESERVED, reason: 'cancel_grace_elapsed' },
+      {
+        kind: 'release',
+        key: `${TENANT}:${JOB}:release:1`,
+        amount: RESERVED,
+        reason: 'cancel_grace_elapsed',
+        posting: { kind: 'release' },
+      },
     ]);
   });
 
@@ -229,9 +235,17 @@ describe('decide: amounts and keys', () => {
   });
 
   it('an adjustment may be zero, and is capped at the hold', () => {
-    const same = decide(jobIn('captured', { captured: 2000n }), { type: 'job.usage_corrected', usage: USAGE, correction: 2 }, DEFAULT_POLICY);
+    const same = decide(
+      jobIn('captured', { captured: 2000n }),
+      { type: 'job.usage_corrected', usage: USAGE, correction: 2 },
+      DEFAULT_POLICY,
+    );
     expect(same.intents[0]).toMatchObject({ kind: 'adjustment', amount: 0n });
-    const huge = decide(jobIn('captured', { captured: 2000n }), { type: 'job.usage_corrected', usage: { output_tokens: 10 ** 9 }, correction: 2 }, DEFAULT_POLICY);
+    const huge = decide(
+      jobIn('captured', { captured: 2000n }),
+      { type: 'job.usage_corrected', usage: { output_tokens: 10 ** 9 }, correction: 2 },
+      DEFAULT_POLICY,
+    );
     expect(huge.intents[0]).toMatchObject({ kind: 'adjustment', amount: RESERVED - 2000n });
     expect(huge.outcome.raises).toEqual(['usage_exceeds_reservation']);
   });
@@ -257,9 +271,7 @@ describe('decide: refusals and purity', () => {
   });
 
   it('refuses a captured job without a captured amount', () => {
-    expect(() => decide(jobIn('captured', { captured: null }), { type: 'job.started' }, DEFAULT_POLICY)).toThrow(
-      InvalidJobViewError,
-    );
+    expect(() => decide(jobIn('captured', { captured: null }), { type: 'job.started' }, DEFAULT_POLICY)).toThrow(InvalidJobViewError);
   });
 
   it('is deterministic and does not mutate its inputs', () => {

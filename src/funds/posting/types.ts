@@ -1,3 +1,5 @@
+import type { JobIntent } from '../../lifecycle/index.js';
+
 /**
  * The words of funds/ (CONTRACT.md "Credit grants"), in one place.
  *
@@ -120,9 +122,7 @@ export interface Posting {
 
 export type Intent =
   | { readonly kind: 'hold'; readonly amount: Micros; readonly now: Instant }
-  | { readonly kind: 'capture'; readonly amount: Micros; readonly now: Instant }
-  | { readonly kind: 'release'; readonly now: Instant }
-  | { readonly kind: 'adjustment'; readonly version: number; readonly amount: Micros; readonly now: Instant }
+  | AtInstant<JobIntent>
   | {
       readonly kind: 'activate';
       readonly grantId: string;
@@ -141,19 +141,12 @@ export type Intent =
     }
   | { readonly kind: 'refund_reversal'; readonly grantId: string; readonly amount: Micros; readonly now: Instant };
 
-/**
- * A job's settlement as ledger/ plans it (capture, release or adjustment), before the
- * wallet's clock is read: the same intent, without its instant.
- */
-export type JobIntent = Extract<Intent, { kind: 'capture' | 'release' | 'adjustment' }> extends infer I
-  ? I extends Intent
-    ? Omit<I, 'now'>
-    : never
-  : never;
+/** A job's intent (lifecycle's, as decide() yields it) at the locked wallet's instant. */
+type AtInstant<I> = I extends JobIntent ? I & { readonly now: Instant } : never;
 
 /** The intent at the locked wallet's instant. */
 export function at(intent: JobIntent, now: Instant): Intent {
-  return { ...intent, now } as Intent;
+  return { ...intent, now };
 }
 
 /** Why an intent writes nothing: each a named result, never an exception (TigerBeetle's habit). */
