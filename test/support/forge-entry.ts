@@ -1,22 +1,11 @@
 import type { Pool, Queryable } from '../../src/db/pool.js';
 import { withTransaction } from '../../src/db/transaction.js';
-import { walletDelta, type PostingFlags, type PostingType } from '../../src/funds/posting/index.js';
+import { walletDelta } from '../../src/funds/posting/index.js';
+import type { Transfer } from '../../src/funds/transfers.js';
 import { newId } from '../../src/ids.js';
 
-/** An entry no Tally path writes: a forgery, or what a bug would leave. */
-export interface ForgedEntry {
-  settlementKey: string;
-  entryType: PostingType;
-  flags: PostingFlags;
-  pendingId?: string | null;
-  debitAccountId: string;
-  creditAccountId: string;
-  amount: bigint;
-  currency: string;
-  tenantId: string;
-  jobId?: string | null;
-  grantId?: string | null;
-}
+/** An entry no Tally path writes (a forgery, or what a bug would leave), in the writer's own shape. */
+export type ForgedEntry = Omit<Transfer, 'reference'>;
 
 /**
  * Inserts a forged entry placed in its wallet's order, as the database requires of every
