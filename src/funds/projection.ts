@@ -1,6 +1,17 @@
 import type { Queryable } from '../db/pool.js';
 
 /**
+ * THE AUDITOR'S reading of what an entry does to the pending and posted columns of the
+ * accounts it names, in SQL on purpose, apart from the kernel's (funds/posting
+ * entry-effects.ts projectionDelta): the reconciliation's projection_drift check compares
+ * the projection the writer moved with it, and its repair rebuilds from it (see
+ * reconcile/checks/running-balances.ts). test/integration/auditor-agrees.test.ts compares
+ * them for every flag.
+ */
+export const AUDITOR_PENDING_CHANGE = `case flags when 'pending' then amount when 'posted' then 0 else -amount end`;
+export const AUDITOR_POSTED_CHANGE = `case when flags in ('posted', 'post_pending') then amount else 0 end`;
+
+/**
  * SQL for each account's four balance columns summed from the immutable entries (all
  * accounts, or the one `accountParam` names): what the projection must equal. The
  * reconciliation compares with it (its projection_drift check); rebuildProjection writes it.
@@ -14,15 +25,15 @@ export function projectionFromEntries(accountParam?: string): string {
          sum(credits_pending) as credits_pending, sum(credits_posted) as credits_posted
   from (
     select debit_account_id as account_id,
-           case flags when 'pending' then amount when 'posted' then 0 else -amount end as debits_pending,
-           case when flags in ('posted', 'post_pending') then amount else 0 end as debits_posted,
+           ${AUDITOR_PENDING_CHANGE} as debits_pending,
+           ${AUDITOR_POSTED_CHANGE} as debits_posted,
            0::bigint as credits_pending, 0::bigint as credits_posted
     from ledger_entries ${debit}
     union all
     select credit_account_id,
            0, 0,
-           case flags when 'pending' then amount when 'posted' then 0 else -amount end,
-           case when flags in ('posted', 'post_pending') then amount else 0 end
+           ${AUDITOR_PENDING_CHANGE},
+           ${AUDITOR_POSTED_CHANGE}
     from ledger_entries ${credit}
   ) movements
   group by account_id`;

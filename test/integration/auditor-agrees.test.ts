@@ -3,11 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   POSTING_FLAGS,
   POSTING_TYPES,
+  projectionDelta,
   spendDelta,
   walletDelta,
   type PostingFlags,
   type PostingType,
 } from '../../src/funds/posting/index.js';
+import { AUDITOR_PENDING_CHANGE, AUDITOR_POSTED_CHANGE } from '../../src/funds/projection.js';
 import { AUDITOR_BALANCE_CHANGE, AUDITOR_RESERVED_CHANGE } from '../../src/reconcile/checks/running-balances.js';
 import { AUDITOR_SPEND_NOW, AUDITOR_SPEND_OF_HOLD } from '../../src/reconcile/checks/spend-periods.js';
 import { freshDatabase } from '../support/database.js';
@@ -59,6 +61,27 @@ async function auditorSays(shapes: Shape[]): Promise<{ balance: bigint; reserved
 }
 
 describe('the auditor and the kernel', () => {
+  it("agree on what every flag does to an account's pending and posted columns", async () => {
+    const result = await db.pool.query<{ flags: PostingFlags; pending: bigint; posted: bigint }>(
+      `select flags, (${AUDITOR_PENDING_CHANGE})::bigint as pending, (${AUDITOR_POSTED_CHANGE})::bigint as posted
+       from unnest($1::text[]) as e(flags), (select 7::bigint as amount) a`,
+      [POSTING_FLAGS],
+    );
+    expect(result.rows).toHaveLength(POSTING_FLAGS.length);
+    for (const row of result.rows) {
+      const kernel = projectionDelta({ flags: row.flags, amount: 7n });
+      // the debited side's columns and the credited side's move alike (the auditor sums each side with the same two)
+      expect({ pending: row.pending, posted: row.posted }, row.flags).toEqual({
+        pending: kernel.debit.debitsPending,
+        posted: kernel.debit.debitsPosted,
+      });
+      expect({ pending: row.pending, posted: row.posted }, row.flags).toEqual({
+        pending: kernel.credit.creditsPending,
+        posted: kernel.credit.creditsPosted,
+      });
+    }
+  });
+
   it('agree on what every entry type × flags × side does to the wallet and to the spend', async () => {
     // The wallet on both sides only for a debt repayment (the schema's ledger_entries_distinct_accounts).
     const every: Shape[] = POSTING_TYPES.flatMap((type) =>
