@@ -10,8 +10,11 @@
 --    and nothing but the posting writer says what its running values are.
 create or replace function ledger_entries_join_wallet_order() returns trigger language plpgsql as $$
 begin
-  if new.wallet_seq is null
-     and exists (select 1 from accounts a where a.kind = 'wallet' and a.id in (new.credit_account_id, new.debit_account_id)) then
+  -- Placed (every entry the posting writer inserts): a simple expression, no query.
+  if new.wallet_seq is not null then
+    return new;
+  end if;
+  if exists (select 1 from accounts a where a.kind = 'wallet' and a.id in (new.credit_account_id, new.debit_account_id)) then
     raise exception 'entry % (%) moves a wallet but has no place in its order: entries of a wallet are written by the posting writer with their running values',
       new.id, new.settlement_key
       using errcode = 'check_violation', constraint = 'ledger_entries_wallet_order_placed';
