@@ -7,7 +7,7 @@ import { enqueueMessages } from '../outbound/enqueue.js';
  * The tenants' messages about grants (outbound/events.ts), each written by the writer of
  * its effect, in the effect's transaction: a grant's creation and activation
  * (grant-writes.ts, credit.ts), its expiry and void (grant-writes.ts), and the posting
- * that used it up (write-posting.ts and allocate.ts, from what the posting module
+ * that used it up (the posting writer, apply-postings.ts, from what the posting module
  * returned: no query unless a grant was depleted).
  */
 

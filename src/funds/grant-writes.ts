@@ -19,7 +19,7 @@ export const GRANT_ROUTE = '/v1/wallets/:id/grants';
 /**
  * The movements of a grant that are not a job's: its creation (and activation, at once or
  * when it takes effect), its expiry and its void. Each locks the wallet with its grants,
- * asks the posting module, and writes what it says (write-posting.ts), keyed so that a
+ * asks the posting module, and writes what it says (apply-postings.ts), keyed so that a
  * retry writes nothing twice: an activation under the grant's key, an expiry and a void
  * under keys of the grant's id.
  */
