@@ -10,8 +10,8 @@ import { decideRecharge, type RechargeDecision } from './recharge-decision.js';
 
 /**
  * Auto-recharge: its settings, and the decision made by the posting that takes a
- * wallet's `available` below its threshold (the posting writer, apply-postings.ts, for holds, settlements and the rest,
- * call considerRecharge under the wallet's lock, in their transaction). Two postings of
+ * wallet's `available` below its threshold (the posting writer, apply-postings.ts, calls
+ * considerRecharge under the wallet's lock, in the posting's transaction). Two postings of
  * one wallet are serialised by that lock, and the second sees the first's recharge in
  * flight: one recharge, not two. The charge itself is an outbox row (stripe_calls)
  * called after commit by the payments worker with the grant's Idempotency-Key.
