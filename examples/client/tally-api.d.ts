@@ -266,6 +266,23 @@ export interface paths {
         patch: operations["updateJob"];
         trace?: never;
     };
+    "/v1/jobs/{id}/extensions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Extend a running job's hold: its limits grow by `add` and its hold by the price difference at the pinned version, as the job's next extension; Idempotency-Key required */
+        post: operations["extendJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{id}/cancel": {
         parameters: {
             query?: never;
@@ -3447,6 +3464,49 @@ export interface operations {
                              * @description RFC 3339, UTC
                              */
                             created_at: string;
+                            auto_extend: {
+                                /**
+                                 * @description usage per dimension: non-negative safe integers
+                                 * @example {
+                                 *       "input_tokens": 1200,
+                                 *       "output_tokens": 340
+                                 *     }
+                                 */
+                                step: {
+                                    [key: string]: number;
+                                };
+                                /**
+                                 * @description usage per dimension: non-negative safe integers
+                                 * @example {
+                                 *       "input_tokens": 1200,
+                                 *       "output_tokens": 340
+                                 *     }
+                                 */
+                                max_limits: {
+                                    [key: string]: number;
+                                };
+                            } | null;
+                            usage_so_far: {
+                                [key: string]: number;
+                            } | null;
+                            hold_exhausted: {
+                                reason: ("max_limits" | "insufficient_funds" | "spend_limit") | null;
+                                /**
+                                 * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                 * @example 12.50
+                                 */
+                                reserved: string;
+                                /**
+                                 * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                 * @example 12.50
+                                 */
+                                usage_price: string;
+                                /**
+                                 * Format: date-time
+                                 * @description RFC 3339, UTC
+                                 */
+                                at: string;
+                            } | null;
                             tenant_id: string;
                         }[];
                         /** @description more objects follow in this direction */
@@ -3537,6 +3597,25 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description grow the hold by itself while the job runs (docs/long-running-jobs.md): whole `step`s per dimension as progress reports' usage nears the limits, never beyond `max_limits`; checked against the pinned price (422 invalid_limits) */
+                    auto_extend?: {
+                        /**
+                         * @example {
+                         *       "gpu_seconds": 300
+                         *     }
+                         */
+                        step: {
+                            [key: string]: number;
+                        };
+                        /**
+                         * @example {
+                         *       "gpu_seconds": 3600
+                         *     }
+                         */
+                        max_limits: {
+                            [key: string]: number;
+                        };
+                    };
                 };
             };
         };
@@ -3606,6 +3685,49 @@ export interface operations {
                          * @description RFC 3339, UTC
                          */
                         created_at: string;
+                        auto_extend: {
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            step: {
+                                [key: string]: number;
+                            };
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            max_limits: {
+                                [key: string]: number;
+                            };
+                        } | null;
+                        usage_so_far: {
+                            [key: string]: number;
+                        } | null;
+                        hold_exhausted: {
+                            reason: ("max_limits" | "insufficient_funds" | "spend_limit") | null;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            reserved: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            usage_price: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                        } | null;
                     };
                 };
             };
@@ -3786,6 +3908,49 @@ export interface operations {
                          * @description RFC 3339, UTC
                          */
                         created_at: string;
+                        auto_extend: {
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            step: {
+                                [key: string]: number;
+                            };
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            max_limits: {
+                                [key: string]: number;
+                            };
+                        } | null;
+                        usage_so_far: {
+                            [key: string]: number;
+                        } | null;
+                        hold_exhausted: {
+                            reason: ("max_limits" | "insufficient_funds" | "spend_limit") | null;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            reserved: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            usage_price: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                        } | null;
                         settlements: {
                             /** @description the settlement key: tenant, job, phase (and version for adjustments) */
                             key: string;
@@ -3938,6 +4103,27 @@ export interface operations {
                              * @example -0.000150
                              */
                             adjusted: string;
+                        }[];
+                        /** @description the hold's extensions, oldest first: reserved = the first hold + Σ amount */
+                        extensions: {
+                            version: number;
+                            /** @description {tenant}:{job}:extension:{N} */
+                            settlement_key: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            amount: string;
+                            /** @description the job's limits after this extension */
+                            limits: {
+                                [key: string]: number;
+                            };
+                            source: "api" | "auto";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
                         }[];
                         /**
                          * @description the part of the job's adjustments no grant covered (the wallet's debt), net of refunds: Σ funding (captured + adjusted) + funding_debt = captured + adjusted
@@ -4085,6 +4271,49 @@ export interface operations {
                          * @description RFC 3339, UTC
                          */
                         created_at: string;
+                        auto_extend: {
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            step: {
+                                [key: string]: number;
+                            };
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            max_limits: {
+                                [key: string]: number;
+                            };
+                        } | null;
+                        usage_so_far: {
+                            [key: string]: number;
+                        } | null;
+                        hold_exhausted: {
+                            reason: ("max_limits" | "insufficient_funds" | "spend_limit") | null;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            reserved: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            usage_price: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                        } | null;
                         settlements: {
                             /** @description the settlement key: tenant, job, phase (and version for adjustments) */
                             key: string;
@@ -4238,6 +4467,27 @@ export interface operations {
                              */
                             adjusted: string;
                         }[];
+                        /** @description the hold's extensions, oldest first: reserved = the first hold + Σ amount */
+                        extensions: {
+                            version: number;
+                            /** @description {tenant}:{job}:extension:{N} */
+                            settlement_key: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            amount: string;
+                            /** @description the job's limits after this extension */
+                            limits: {
+                                [key: string]: number;
+                            };
+                            source: "api" | "auto";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
+                        }[];
                         /**
                          * @description the part of the job's adjustments no grant covered (the wallet's debt), net of refunds: Σ funding (captured + adjusted) + funding_debt = captured + adjusted
                          * @example 12.50
@@ -4302,6 +4552,425 @@ export interface operations {
             };
             /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    extendJob: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description required: the call is applied once per key; a retry with the same key and body replays the first answer */
+                "idempotency-key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description units to add to the job's limits, per dimension: positive integers, dimensions the pinned price bills (checked against the pinned price: 422 invalid_limits otherwise)
+                     * @example {
+                     *       "gpu_seconds": 600
+                     *     }
+                     */
+                    add: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description a job with its settlements (each with its pricing snapshot), its provider events and its alerts */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        state: "reserved" | "running" | "cancel_requested" | "usage_pending" | "captured" | "released";
+                        wallet_id: string;
+                        provider: string;
+                        provider_job_ref: string | null;
+                        model: string;
+                        currency: string;
+                        /**
+                         * @description usage per dimension: non-negative safe integers
+                         * @example {
+                         *       "input_tokens": 1200,
+                         *       "output_tokens": 340
+                         *     }
+                         */
+                        limits: {
+                            [key: string]: number;
+                        };
+                        /**
+                         * @description an object of your own labels: up to 50 keys of 1 to 40 characters, each value a string of at most 500 characters
+                         * @example {
+                         *       "order_id": "ord_1234"
+                         *     }
+                         */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        price_version: number;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        reserved: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        captured: string;
+                        /**
+                         * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                         * @example 12.50
+                         */
+                        released: string;
+                        /**
+                         * @description a signed decimal string in major units
+                         * @example -0.000150
+                         */
+                        adjusted: string;
+                        cancel_requested_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339, UTC
+                         */
+                        hold_expires_at: string;
+                        /**
+                         * Format: date-time
+                         * @description RFC 3339, UTC
+                         */
+                        created_at: string;
+                        auto_extend: {
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            step: {
+                                [key: string]: number;
+                            };
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            max_limits: {
+                                [key: string]: number;
+                            };
+                        } | null;
+                        usage_so_far: {
+                            [key: string]: number;
+                        } | null;
+                        hold_exhausted: {
+                            reason: ("max_limits" | "insufficient_funds" | "spend_limit") | null;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            reserved: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            usage_price: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                        } | null;
+                        settlements: {
+                            /** @description the settlement key: tenant, job, phase (and version for adjustments) */
+                            key: string;
+                            charge_type: "capture" | "release" | "adjustment";
+                            version: number;
+                            /**
+                             * @description a signed decimal string in major units
+                             * @example -0.000150
+                             */
+                            amount: string;
+                            /** @enum {string} */
+                            status: "posted";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            released_remainder?: string;
+                            reason?: string;
+                            /** @description everything that made the amount: usage, the pinned price version, each line, the cap */
+                            pricing?: {
+                                /**
+                                 * @description usage per dimension: non-negative safe integers
+                                 * @example {
+                                 *       "input_tokens": 1200,
+                                 *       "output_tokens": 340
+                                 *     }
+                                 */
+                                usage: {
+                                    [key: string]: number;
+                                };
+                                priceBookId: string;
+                                model: string;
+                                currency: string;
+                                priceVersion: number;
+                                unitPrices: {
+                                    [key: string]: string;
+                                };
+                                /** @example per_dimension_half_up_micro */
+                                rounding: string;
+                                lines: {
+                                    dimension: string;
+                                    units: number;
+                                    /**
+                                     * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                     * @example 12.50
+                                     */
+                                    unitPrice: string;
+                                    /**
+                                     * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                     * @example 12.50
+                                     */
+                                    amount: string;
+                                }[];
+                                /**
+                                 * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                 * @example 12.50
+                                 */
+                                price: string;
+                                /**
+                                 * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                 * @example 12.50
+                                 */
+                                billable: string;
+                                /**
+                                 * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                                 * @example 12.50
+                                 */
+                                cap?: string;
+                            };
+                        }[];
+                        events: {
+                            event_key: string;
+                            provider: string;
+                            /** @example job.completed */
+                            type: string;
+                            state: "pending" | "processing" | "applied" | "no_effect" | "stale" | "dead" | "discarded";
+                            reason: string | null;
+                            attempts: number;
+                            error_code: ("usage_fetch_failed" | "settlement_failed") | null;
+                            last_error?: string | null;
+                            discarded_by?: string | null;
+                            discarded_at?: string | null;
+                            discard_note?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            received_at: string;
+                            processed_at: string | null;
+                        }[];
+                        /** @description the classes of the alerts raised for this job */
+                        alerts: string[];
+                        /** @description each alert raised for this job, oldest first, with the amounts it saw */
+                        alert_details: {
+                            class: string;
+                            /** @description what raised it: a settlement key, or provider/event_key */
+                            source: string;
+                            /** @description what was seen, per class (as GET /v1/alerts shows it) */
+                            detail: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
+                        }[];
+                        /** @description every webhook delivery that named this job, duplicates included, oldest first */
+                        deliveries: {
+                            provider: string;
+                            event_key: string;
+                            outcome: "accepted" | "already_accepted" | "event_key_conflict" | "event_mismatch";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            received_at: string;
+                        }[];
+                        /** @description the job's money per grant: the hold's shares in allocation order (the order captures consume them), then the grants only adjustments reached. Per row: once the hold is resolved, held = captured + returned; the job's cost on the grant = captured + adjusted; `refunded` is what refunds gave back of the captured part (already counted in `adjusted`) */
+                        funding: {
+                            grant_id: string;
+                            category: "paid" | "promotional";
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            held: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            captured: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            returned: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            refunded: string;
+                            /**
+                             * @description signed: what the job's positive adjustments drew from this grant, less what its refunds gave back (of those draws and of `captured`)
+                             * @example -0.000150
+                             */
+                            adjusted: string;
+                        }[];
+                        /** @description the hold's extensions, oldest first: reserved = the first hold + Σ amount */
+                        extensions: {
+                            version: number;
+                            /** @description {tenant}:{job}:extension:{N} */
+                            settlement_key: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            amount: string;
+                            /** @description the job's limits after this extension */
+                            limits: {
+                                [key: string]: number;
+                            };
+                            source: "api" | "auto";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
+                        }[];
+                        /**
+                         * @description the part of the job's adjustments no grant covered (the wallet's debt), net of refunds: Σ funding (captured + adjusted) + funding_debt = captured + adjusted
+                         * @example 12.50
+                         */
+                        funding_debt: string;
+                    };
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description every error: a stable snake_case code, a message, and the field at fault when there is one */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4405,6 +5074,49 @@ export interface operations {
                          * @description RFC 3339, UTC
                          */
                         created_at: string;
+                        auto_extend: {
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            step: {
+                                [key: string]: number;
+                            };
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            max_limits: {
+                                [key: string]: number;
+                            };
+                        } | null;
+                        usage_so_far: {
+                            [key: string]: number;
+                        } | null;
+                        hold_exhausted: {
+                            reason: ("max_limits" | "insufficient_funds" | "spend_limit") | null;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            reserved: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            usage_price: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                        } | null;
                         settlements: {
                             /** @description the settlement key: tenant, job, phase (and version for adjustments) */
                             key: string;
@@ -4557,6 +5269,27 @@ export interface operations {
                              * @example -0.000150
                              */
                             adjusted: string;
+                        }[];
+                        /** @description the hold's extensions, oldest first: reserved = the first hold + Σ amount */
+                        extensions: {
+                            version: number;
+                            /** @description {tenant}:{job}:extension:{N} */
+                            settlement_key: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            amount: string;
+                            /** @description the job's limits after this extension */
+                            limits: {
+                                [key: string]: number;
+                            };
+                            source: "api" | "auto";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
                         }[];
                         /**
                          * @description the part of the job's adjustments no grant covered (the wallet's debt), net of refunds: Σ funding (captured + adjusted) + funding_debt = captured + adjusted
@@ -4747,6 +5480,49 @@ export interface operations {
                          * @description RFC 3339, UTC
                          */
                         created_at: string;
+                        auto_extend: {
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            step: {
+                                [key: string]: number;
+                            };
+                            /**
+                             * @description usage per dimension: non-negative safe integers
+                             * @example {
+                             *       "input_tokens": 1200,
+                             *       "output_tokens": 340
+                             *     }
+                             */
+                            max_limits: {
+                                [key: string]: number;
+                            };
+                        } | null;
+                        usage_so_far: {
+                            [key: string]: number;
+                        } | null;
+                        hold_exhausted: {
+                            reason: ("max_limits" | "insufficient_funds" | "spend_limit") | null;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            reserved: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            usage_price: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            at: string;
+                        } | null;
                         settlements: {
                             /** @description the settlement key: tenant, job, phase (and version for adjustments) */
                             key: string;
@@ -4899,6 +5675,27 @@ export interface operations {
                              * @example -0.000150
                              */
                             adjusted: string;
+                        }[];
+                        /** @description the hold's extensions, oldest first: reserved = the first hold + Σ amount */
+                        extensions: {
+                            version: number;
+                            /** @description {tenant}:{job}:extension:{N} */
+                            settlement_key: string;
+                            /**
+                             * @description a decimal string in major units with at most 6 decimals, e.g. "12.50"
+                             * @example 12.50
+                             */
+                            amount: string;
+                            /** @description the job's limits after this extension */
+                            limits: {
+                                [key: string]: number;
+                            };
+                            source: "api" | "auto";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            created_at: string;
                         }[];
                         /**
                          * @description the part of the job's adjustments no grant covered (the wallet's debt), net of refunds: Σ funding (captured + adjusted) + funding_debt = captured + adjusted
@@ -7136,8 +7933,8 @@ export interface operations {
                 "application/json": {
                     /** @description http or https, no credentials; public addresses only unless the operator allows more */
                     url: string;
-                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired, grant.created, grant.activated, grant.depleted, grant.expired, grant.voided, payment.succeeded, payment.failed, payment.refunded, payment.disputed, auto_recharge.disabled; ["*"] for all, including types added later */
-                    events: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "grant.created" | "grant.activated" | "grant.depleted" | "grant.expired" | "grant.voided" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.disputed" | "auto_recharge.disabled" | "*")[];
+                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired, job.hold_extended, job.hold_exhausted, grant.created, grant.activated, grant.depleted, grant.expired, grant.voided, payment.succeeded, payment.failed, payment.refunded, payment.disputed, auto_recharge.disabled; ["*"] for all, including types added later */
+                    events: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "job.hold_extended" | "job.hold_exhausted" | "grant.created" | "grant.activated" | "grant.depleted" | "grant.expired" | "grant.voided" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.disputed" | "auto_recharge.disabled" | "*")[];
                     /** @description yours, to tell endpoints apart */
                     description?: string;
                     /**
@@ -7363,8 +8160,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired, grant.created, grant.activated, grant.depleted, grant.expired, grant.voided, payment.succeeded, payment.failed, payment.refunded, payment.disputed, auto_recharge.disabled; ["*"] for all, including types added later */
-                    events?: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "grant.created" | "grant.activated" | "grant.depleted" | "grant.expired" | "grant.voided" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.disputed" | "auto_recharge.disabled" | "*")[];
+                    /** @description the event types sent to this endpoint: any of job.settled, wallet.credited, wallet.balance_low, wallet.overdrawn, hold.expired, job.hold_extended, job.hold_exhausted, grant.created, grant.activated, grant.depleted, grant.expired, grant.voided, payment.succeeded, payment.failed, payment.refunded, payment.disputed, auto_recharge.disabled; ["*"] for all, including types added later */
+                    events?: ("job.settled" | "wallet.credited" | "wallet.balance_low" | "wallet.overdrawn" | "hold.expired" | "job.hold_extended" | "job.hold_exhausted" | "grant.created" | "grant.activated" | "grant.depleted" | "grant.expired" | "grant.voided" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "payment.disputed" | "auto_recharge.disabled" | "*")[];
                     description?: string | null;
                     disabled?: boolean;
                 };

@@ -15,6 +15,7 @@ import {
   SpendLimitReached,
 } from '../funds/index.js';
 import { InvalidLimits, NoPrice } from '../jobs/submit.js';
+import { JobTerminal } from '../ledger/index.js';
 import { validationFailure } from './validation-errors.js';
 import { BODY_LIMIT_BYTES } from './limits.js';
 
@@ -67,6 +68,7 @@ function domainError(raw: unknown): ApiError | null {
     );
   if (error instanceof SpendLimitReached) return new ApiError(402, 'spend_limit_reached', error.message);
   if (error instanceof InvalidLimits) return new ApiError(422, 'invalid_limits', error.message);
+  if (error instanceof JobTerminal) return new ApiError(409, 'job_terminal', error.message);
   if (error instanceof NoPrice) return new ApiError(422, 'no_price', error.message);
   if (error instanceof CreditKeyConflict) return new ApiError(409, 'credit_key_conflict', error.message);
   if (error instanceof InvalidExpiry) return new ApiError(400, 'invalid_expiry', error.message, 'expires_at');

@@ -36,7 +36,7 @@ export async function runIdempotent(
   pool: Pool,
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { required: boolean },
+  options: { required: boolean; /** statuses beyond 400 and 422 that store nothing (an extension's 402) */ notStored?: readonly number[] },
   effect: (tx: PoolClient) => Promise<ApiResponse>,
 ): Promise<FastifyReply> {
   const key = idempotencyKeyOf(request, options.required);
@@ -64,7 +64,7 @@ export async function runIdempotent(
       }
       return { response: { status: first.response_status, body: unseal(first.response_body, sealing, scope, key) }, replayed: true };
     }
-    const response = await effectOrStoredError(tx, effect);
+    const response = await effectOrStoredError(tx, effect, options.notStored ?? []);
     await insertIdempotentAnswer(tx, { ...scope, requestHash, status: response.status, body: seal(response.body, sealing) });
     return { response, replayed: false };
   });
@@ -168,12 +168,16 @@ function unseal(stored: unknown, key: Buffer, scope: Scope, rawKey: string): unk
  * A refusal that is not validation (402 insufficient funds, 404, 409) is part of the
  * key's history: its effect is rolled back to a savepoint and the answer stored.
  */
-async function effectOrStoredError(tx: PoolClient, effect: (tx: PoolClient) => Promise<ApiResponse>): Promise<ApiResponse> {
+async function effectOrStoredError(
+  tx: PoolClient,
+  effect: (tx: PoolClient) => Promise<ApiResponse>,
+  notStored: readonly number[],
+): Promise<ApiResponse> {
   try {
     return await withSavepoint(tx, 'idempotent_effect', () => effect(tx));
   } catch (error) {
     const api = toApiError(error);
-    if (!api || api.status >= 500 || NOT_STORED.has(api.status)) throw error;
+    if (!api || api.status >= 500 || NOT_STORED.has(api.status) || notStored.includes(api.status)) throw error;
     return { status: api.status, body: errorBody(api.code, api.message) };
   }
 }

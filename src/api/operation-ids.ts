@@ -74,6 +74,7 @@ export const OPERATIONS: Readonly<Record<string, OperationName>> = {
   'GET /v1/jobs/:id': { id: 'getJob' },
   'PATCH /v1/jobs/:id': { id: 'updateJob' },
   'POST /v1/jobs/:id/cancel': { id: 'cancelJob' },
+  'POST /v1/jobs/:id/extensions': { id: 'extendJob' },
   'POST /v1/jobs/:id/adjustments': { id: 'adjustJob' },
   'GET /v1/settlements': { id: 'listSettlements' },
   'GET /v1/events': { id: 'listEvents' },

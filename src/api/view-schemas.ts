@@ -77,6 +77,24 @@ const jobSummaryFields = {
   cancel_requested_at: Nullable(Instant),
   hold_expires_at: Instant,
   created_at: Instant,
+  auto_extend: Nullable(
+    Type.Object(
+      { step: Usage, max_limits: Usage },
+      { description: 'the rule of automatic extensions: whole steps per dimension, never beyond max_limits' },
+    ),
+  ),
+  usage_so_far: Nullable(Type.Object({}, { additionalProperties: Type.Integer(), description: "each dimension's largest usage in the job's progress reports" })),
+  hold_exhausted: Nullable(
+    Type.Object(
+      {
+        reason: Nullable(literals(['max_limits', 'insufficient_funds', 'spend_limit'])),
+        reserved: AmountString,
+        usage_price: AmountString,
+        at: Instant,
+      },
+      { description: "the latest check found the hold short of the job's usage (null reason: a job without auto_extend)" },
+    ),
+  ),
 };
 
 export const JobSummaryView = Type.Object(jobSummaryFields, {
@@ -125,6 +143,17 @@ export const JobView = Type.Object(
         description:
           "the job's money per grant: the hold's shares in allocation order (the order captures consume them), then the grants only adjustments reached. Per row: once the hold is resolved, held = captured + returned; the job's cost on the grant = captured + adjusted; `refunded` is what refunds gave back of the captured part (already counted in `adjusted`)",
       },
+    ),
+    extensions: Type.Array(
+      Type.Object({
+        version: Type.Integer({ minimum: 1 }),
+        settlement_key: Type.String({ description: '{tenant}:{job}:extension:{N}' }),
+        amount: AmountString,
+        limits: Type.Object({}, { additionalProperties: Type.Integer(), description: "the job's limits after this extension" }),
+        source: literals(['api', 'auto']),
+        created_at: Instant,
+      }),
+      { description: "the hold's extensions, oldest first: reserved = the first hold + Σ amount" },
     ),
     funding_debt: Type.String({
       ...AmountString,

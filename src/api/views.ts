@@ -72,6 +72,16 @@ export function jobSummaryView(job: JobRow, priceVersion: number) {
     cancel_requested_at: job.cancel_requested_at?.toISOString() ?? null,
     hold_expires_at: job.hold_expires_at.toISOString(),
     created_at: job.created_at.toISOString(),
+    auto_extend: job.auto_extend,
+    usage_so_far: job.usage_so_far,
+    hold_exhausted: job.hold_exhausted
+      ? {
+          reason: job.hold_exhausted.reason,
+          reserved: formatAmount(BigInt(job.hold_exhausted.reserved)),
+          usage_price: formatAmount(BigInt(job.hold_exhausted.usage_price)),
+          at: new Date(job.hold_exhausted.at).toISOString(),
+        }
+      : null,
   };
 }
 
@@ -105,7 +115,7 @@ export function eventView(e: EventFields, audience: 'tenant' | 'admin') {
  * raw `last_error` (which can name an operator's private provider URL) only the admin.
  */
 export function jobView(
-  { job, priceVersion, settlements, events, alerts, alertDetails, deliveries, funding, fundingDebt }: JobDetails,
+  { job, priceVersion, settlements, events, alerts, alertDetails, deliveries, funding, fundingDebt, extensions }: JobDetails,
   audience: 'tenant' | 'admin',
 ) {
   return {
@@ -123,6 +133,14 @@ export function jobView(
       returned: formatAmount(s.returned),
       refunded: formatAmount(s.refunded),
       adjusted: formatAmount(s.adjusted),
+    })),
+    extensions: extensions.map((x) => ({
+      version: x.version,
+      settlement_key: x.settlement_key,
+      amount: formatAmount(x.amount),
+      limits: x.limits,
+      source: x.source,
+      created_at: x.created_at.toISOString(),
     })),
     funding_debt: formatAmount(fundingDebt),
   };

@@ -44,6 +44,7 @@ export const TABLE_OWNERS = {
     why: "a wallet's sub-accounts: created, then moved only with the entries that name them, under the wallet lock",
   },
   hold_shares: { owner: 'src/funds/', why: "a hold's split across grants, written with the grants it holds on" },
+  job_extensions: { owner: 'src/ledger/', why: "an extension of a job's hold: held under the job's lock with its entries and the hold's new amount" },
   holds: { owner: 'src/ledger/', why: 'a hold is a pending transfer: reserved and resolved with its entries' },
   idempotency_keys: {
     owner: 'src/idempotency/',

@@ -98,7 +98,7 @@ export async function applyPostings(
           jobId: item.origin.jobId ?? null,
           reference: item.origin.reference ?? null,
           accounts: { ...accounts, ...(item.origin.revenueAccountId ? { revenue: item.origin.revenueAccountId } : {}) },
-          pendingEntryOf: (grantId) => locked.pendingEntries.get(`${item.origin.jobId}:${grantId}`) ?? null,
+          pendingEntryOf: (grantId) => locked.pendingEntries.get(`${item.origin.jobId}:${grantId ?? 'debt'}`) ?? null,
         });
         for (const t of transfers) for (const account of [t.debitAccountId, t.creditAccountId]) if (account !== locked.walletId) systemAccounts.add(account);
         return transfers;

@@ -11,8 +11,8 @@ export interface PostingContext {
   reference?: string | null;
   /** the tenant's system accounts in the currency, by kind (only those the postings name are needed) */
   accounts: Partial<Record<'revenue' | 'funding' | 'breakage', string>>;
-  /** a share's 'reserve' entry, which the posting of its capture or return names */
-  pendingEntryOf?: (grantId: string) => string | null;
+  /** a share's 'reserve' entry (grant null: the part held against the debt), which the posting of its capture or return names */
+  pendingEntryOf?: (grantId: string | null) => string | null;
 }
 
 /**
@@ -31,10 +31,10 @@ export function transfersOf(postings: readonly Posting[], context: PostingContex
   }
   return [...merged.values()].map((p): Transfer => {
     const grantId = grantOf(p.from) ?? grantOf(p.to);
-    const pendingId = p.flags === 'post_pending' || p.flags === 'void_pending' ? (context.pendingEntryOf?.(grantId!) ?? null) : null;
+    const pendingId = p.flags === 'post_pending' || p.flags === 'void_pending' ? (context.pendingEntryOf?.(grantId) ?? null) : null;
     if ((p.flags === 'post_pending' || p.flags === 'void_pending') && pendingId === null) {
       throw new Error(
-        `the share of grant ${grantId} in ${context.settlementKey} has no reserve entry to ${p.flags === 'post_pending' ? 'post' : 'void'}`,
+        `the share of ${grantId === null ? 'the debt' : `grant ${grantId}`} in ${context.settlementKey} has no reserve entry to ${p.flags === 'post_pending' ? 'post' : 'void'}`,
       );
     }
     return {

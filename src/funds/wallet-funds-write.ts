@@ -48,12 +48,13 @@ async function writeTenantFunds(tx: Queryable, tenantId: string, writes: readonl
       if (moved) grants.push({ id: g.id, grant: g });
     }
     const pending = new Map(before.pendingEntries);
-    for (const s of newShareEntries) pending.set(`${s.jobId}:${s.grantId}`, s.pendingEntryId);
+    // an extension's reserve on a grant the job already had a share of: the share keeps its first
+    for (const s of newShareEntries) if (!pending.has(`${s.jobId}:${s.grantId}`)) pending.set(`${s.jobId}:${s.grantId}`, s.pendingEntryId);
     for (const [jobId, job] of jobs) {
       const was = before.jobs.get(jobId);
       job.shares.forEach((share, position) => {
         const old = was?.shares[position];
-        if (!old || old.captured !== share.captured || old.returned !== share.returned || old.refunded !== share.refunded) {
+        if (!old || old.held !== share.held || old.captured !== share.captured || old.returned !== share.returned || old.refunded !== share.refunded) {
           shares.push({
             jobId,
             tenantId: before.tenantId,
@@ -90,7 +91,7 @@ async function writeTenantFunds(tx: Queryable, tenantId: string, writes: readonl
         from unnest($8::uuid[], $9::uuid[], $10::int[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::uuid[], $16::uuid[])
           as s(job_id, grant_id, position, held, captured, returned, refunded, pending_entry_id, tenant_id)
         on conflict on constraint hold_shares_pkey do update
-          set captured = excluded.captured, returned = excluded.returned, refunded = excluded.refunded
+          set held = excluded.held, captured = excluded.captured, returned = excluded.returned, refunded = excluded.refunded
         returning job_id
       ), draws as (
         insert into adjustment_draws (job_id, version, position, grant_id, tenant_id, amount, refunded)

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/pool.js';
 import {
   walletTotals,
+  type ExtensionPiece,
   type Grant,
   type Instant,
   type JobFunding,
@@ -25,7 +26,7 @@ export interface LockedFunds {
   funds: WalletFunds;
   /** by job id: shares in allocation order, draws in the order taken */
   jobs: Map<string, JobFunding>;
-  /** by `${jobId}:${grantId}`: the share's 'reserve' entry, which its capture and return post or void */
+  /** by `${jobId}:${grantId}` (`${jobId}:debt`: the part held against the debt): the 'reserve' entry its capture and return post or void */
   pendingEntries: Map<string, string | null>;
 }
 
@@ -52,6 +53,11 @@ interface ShareJson {
   returned: string;
   refunded: string;
   pending_entry_id: string | null;
+}
+interface ExtensionJson {
+  job_id: string;
+  version: number;
+  allocation: { grant_id: string | null; amount: string; entry_id: string }[];
 }
 interface DrawJson {
   job_id: string;
@@ -148,6 +154,7 @@ async function lockAndLoad(
     now: string;
     grants: { wallet_id: string; grants: GrantJson[] }[];
     shares: ShareJson[];
+    extensions: ExtensionJson[];
     draws: DrawJson[];
   }>({
     name: tenant === null ? 'load_wallets_funds' : 'load_tenant_wallets_funds',
@@ -165,6 +172,9 @@ async function lockAndLoad(
             'captured', s.captured::text, 'returned', s.returned::text, 'refunded', s.refunded::text, 'pending_entry_id', s.pending_entry_id)
             order by s.job_id, s.position)
           from hold_shares s where ${pin('s.')}s.job_id = any($2::uuid[])), '[]') as shares,
+        coalesce((select jsonb_agg(jsonb_build_object('job_id', x.job_id, 'version', x.version, 'allocation', x.allocation)
+            order by x.job_id, x.version)
+          from job_extensions x where ${pin('x.')}x.job_id = any($2::uuid[])), '[]') as extensions,
         coalesce((select jsonb_agg(jsonb_build_object('job_id', d.job_id, 'version', d.version, 'grant_id', d.grant_id,
             'amount', d.amount::text, 'refunded', d.refunded::text) order by d.job_id, d.version, d.position)
           from adjustment_draws d where ${pin('d.')}d.job_id = any($2::uuid[])), '[]') as draws`,
@@ -173,7 +183,7 @@ async function lockAndLoad(
   const row = result.rows[0]!;
   const jobs = new Map<string, JobFunding>();
   const pendingEntries = new Map<string, string | null>();
-  const of = (jobId: string) => jobs.get(jobId) ?? jobs.set(jobId, { shares: [], draws: [], resolved: false }).get(jobId)!;
+  const of = (jobId: string) => jobs.get(jobId) ?? jobs.set(jobId, { shares: [], pieces: [], draws: [], resolved: false }).get(jobId)!;
   for (const s of row.shares) {
     const job = of(s.job_id);
     (job.shares as Share[]).push({
@@ -184,6 +194,14 @@ async function lockAndLoad(
       refunded: BigInt(s.refunded),
     });
     pendingEntries.set(`${s.job_id}:${s.grant_id}`, s.pending_entry_id);
+  }
+  for (const x of row.extensions) {
+    const pieces = of(x.job_id).pieces as ExtensionPiece[];
+    for (const a of x.allocation) {
+      pieces.push({ version: x.version, grantId: a.grant_id, amount: BigInt(a.amount) });
+      // held against the debt (a terminal event's extension): its capture posts this entry
+      if (a.grant_id === null) pendingEntries.set(`${x.job_id}:debt`, a.entry_id);
+    }
   }
   for (const d of row.draws) {
     (of(d.job_id).draws as JobFunding['draws'][number][]).push({

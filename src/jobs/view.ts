@@ -35,6 +35,8 @@ export interface JobDetails {
   funding: FundingShare[];
   /** the adjustments' part no grant covered (debt), net of refunds */
   fundingDebt: bigint;
+  /** the hold's extensions, oldest first */
+  extensions: { version: number; settlement_key: string; amount: bigint; limits: Record<string, number>; source: 'api' | 'auto'; created_at: Date }[];
 }
 
 /** Why an event's last try failed, as a tenant may see it. */
@@ -76,6 +78,10 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
     [job.id],
   );
   const funding = await readJobFunding(db, job.id);
+  const extensions = await db.query<JobDetails['extensions'][number]>(
+    'select version, settlement_key, amount, limits, source, created_at from job_extensions where tenant_id = $2 and job_id = $1 order by version',
+    [job.id, job.tenant_id],
+  );
   return {
     job,
     priceVersion: price.rows[0]!.version,
@@ -86,5 +92,6 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
     deliveries: deliveries.rows,
     funding: funding.shares,
     fundingDebt: funding.debt,
+    extensions: extensions.rows,
   };
 }

@@ -46,15 +46,17 @@ export function decisionAlertDetail(alert: Alert, context: AlertContext): Record
 }
 
 function exceeded({ job, decision }: AlertContext): Record<string, unknown> {
-  const intent = decision.intents.find((i): i is Exclude<Intent, { kind: 'release' }> => i.kind !== 'release');
+  const intent = decision.intents.find((i): i is Extract<Intent, { kind: 'capture' | 'adjustment' }> => i.kind === 'capture' || i.kind === 'adjustment');
   if (!intent) throw new Error('usage_exceeds_reservation raised by a decision that billed no usage');
-  const charge = billable(job.view.priceBook, intent.snapshot.usage, job.view.reserved);
+  // the reservation the capture billed from: grown first by the event's own extension, if any
+  const reserved = decision.growth.reserved;
+  const charge = billable(job.view.priceBook, intent.snapshot.usage, reserved);
   return {
     settlement_key: intent.key,
     charge_type: intent.kind,
     usage: intent.snapshot.usage,
     price: formatAmount(charge.price),
-    reserved: formatAmount(job.view.reserved),
+    reserved: formatAmount(reserved),
     billed: formatAmount(charge.amount),
     unbilled: formatAmount(charge.price - charge.amount),
     charged: formatAmount(intent.amount),

@@ -51,3 +51,12 @@ export class OutcomeUnknown extends Error {
     this.name = 'OutcomeUnknown';
   }
 }
+
+/** A tenant's extension of a job whose hold is resolved (captured or released): 409 job_terminal. */
+export class JobTerminal extends Error {
+  readonly code = 'job_terminal';
+  constructor(readonly state: string) {
+    super(`the job is already ${state}: its hold is resolved and can no longer grow`);
+    this.name = 'JobTerminal';
+  }
+}

@@ -80,6 +80,22 @@ export { logSettlementWritten, type DecisionLog } from './settlement-log.js';
 export { lockJob, writeJobs, type JobRow } from './locked-job.js';
 
 /**
+ * Growing a job's hold (CONTRACT.md "Long-running jobs: hold extensions"), under the job's
+ * lock the caller took (lockJob), in its transaction. An event's extensions are held by
+ * settle() itself.
+ *
+ * - holdExtension(tx, job, extension): the extension's reserve entries, record, the
+ *   hold's new amount and job.hold_extended.
+ *   Throws: InsufficientFunds, SpendLimitReached (funds/: refused, the caller rolls back;
+ *   never for a terminal event's extension); WalletNotFound (funds/); PostingRefused (a bug).
+ * - writeGrowth(tx, job, growth): the job's limits, reservation, usage so far, extension
+ *   count, exhausted state and hold expiry, and job.hold_exhausted when it announces it.
+ *   Refuses nothing.
+ */
+export { holdExtension } from './extend.js';
+export { writeGrowth } from './locked-job.js';
+
+/**
  * Reading settlements. None refuses anything: an unknown job or filter is an empty answer.
  *
  * - listSettlements(db, jobId): a job's settlements, oldest first.
@@ -93,4 +109,4 @@ export { attentionCounts, settlementSeries } from './overview.js';
 export { countSettlementsByChargeType } from './settlement-counts.js';
 
 /** The refusals of ledger/ that callers tell apart (each with a stable `code` but ProviderJobRefTaken). */
-export { JobNotFound, OutcomeUnknown, ProviderJobRefTaken, SettlementMismatch } from './errors.js';
+export { JobNotFound, JobTerminal, OutcomeUnknown, ProviderJobRefTaken, SettlementMismatch } from './errors.js';

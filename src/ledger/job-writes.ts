@@ -26,6 +26,8 @@ export interface NewJob {
   /** the hold's lifetime from now, by the database's clock */
   holdTtlSeconds: number;
   metadata: Record<string, string>;
+  /** the tenant's rule for automatic extensions (CONTRACT.md "Long-running jobs"), or null */
+  autoExtend: { step: Record<string, number>; max_limits: Record<string, number> } | null;
 }
 
 /** A submitted job, state reserved; its hold is reserved next in the same transaction (jobs/submit.ts). */
@@ -34,8 +36,8 @@ export async function insertJob(tx: Queryable, job: NewJob): Promise<JobRow> {
   const inserted = await tx
     .query<JobRow>(
       `insert into jobs (id, tenant_id, wallet_id, provider, provider_job_ref, model, currency, price_version_id,
-                       limits, state, reserved, hold_expires_at, metadata)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, now() + make_interval(secs => $11), $12)
+                       limits, state, reserved, hold_expires_at, metadata, auto_extend)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, now() + make_interval(secs => $11), $12, $13)
      returning *`,
       [
         job.id,
@@ -50,6 +52,7 @@ export async function insertJob(tx: Queryable, job: NewJob): Promise<JobRow> {
         job.reserved.toString(),
         job.holdTtlSeconds,
         JSON.stringify(job.metadata),
+        job.autoExtend === null ? null : JSON.stringify(job.autoExtend),
       ],
     )
     .catch((error: unknown) => {

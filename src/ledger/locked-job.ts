@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/pool.js';
 import { tenantRuns } from '../db/tenant-groups.js';
-import type { Decision, JobState, JobView, ProviderPolicy } from '../lifecycle/index.js';
+import type { Decision, ExhaustedReason, Growth, JobState, JobView, ProviderPolicy } from '../lifecycle/index.js';
+import { formatAmount } from '../money/index.js';
+import { enqueueMessages, type NewMessage } from '../outbound/enqueue.js';
 import { parsePolicy } from '../lifecycle/index.js';
 import { priceBookOf, type PriceVersionRow } from '../catalog/prices.js';
 
@@ -27,6 +29,13 @@ export interface JobRow {
   /** while usage_pending: the state the usage fetch interrupted */
   resume_state: JobState | null;
   hold_expires_at: Date;
+  /** {step, max_limits} (CONTRACT.md "Long-running jobs"), or null */
+  auto_extend: { step: Record<string, number>; max_limits: Record<string, number> } | null;
+  usage_so_far: Record<string, number> | null;
+  extension_count: number;
+  /** {reason, reserved, usage_price, at}, amounts as decimal strings of micro-units */
+  hold_exhausted: { reason: ExhaustedReason; reserved: string; usage_price: string; at: string } | null;
+  exhausted_announced: bigint | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -97,6 +106,14 @@ function lockedJobOf(found: LockedJobRow): LockedJob {
       priceBook: priceBookOf(price),
       resumeState: row.resume_state,
       cancelRequested: row.cancel_requested_at !== null,
+      limits: row.limits,
+      autoExtend: row.auto_extend ? { step: row.auto_extend.step, maxLimits: row.auto_extend.max_limits } : null,
+      usageSoFar: row.usage_so_far,
+      extensionCount: row.extension_count,
+      holdExhausted: row.hold_exhausted
+        ? { reason: row.hold_exhausted.reason, reserved: BigInt(row.hold_exhausted.reserved), usagePrice: BigInt(row.hold_exhausted.usage_price) }
+        : null,
+      exhaustedAnnounced: row.exhausted_announced,
     },
     policy: parsePolicy(policies),
   };
@@ -104,7 +121,9 @@ function lockedJobOf(found: LockedJobRow): LockedJob {
 
 /**
  * Writes what decide() said about each job itself — state, totals, correction, resume
- * state and the tenant's cancel — in one statement. A decision that changes none of them
+ * state and the tenant's cancel — in one statement; then, only for the jobs whose hold
+ * grew or whose usage was reported (growthChanged), their growth in one more, and
+ * job.hold_exhausted where a decision announces it. A decision that changes none of them
  * writes nothing for its job.
  */
 export async function writeJobs(tx: Queryable, decided: readonly { job: LockedJob; decision: Decision }[]): Promise<void> {
@@ -121,6 +140,9 @@ export async function writeJobs(tx: Queryable, decided: readonly { job: LockedJo
     );
   });
   for (const run of tenantRuns(changed, (c) => c.job.row.tenant_id)) await writeTenantJobs(tx, run.tenantId!, run.items);
+  const growing = decided.filter(({ job, decision }) => growthChanged(job, decision.growth));
+  for (const run of tenantRuns(growing, (c) => c.job.row.tenant_id)) await writeTenantGrowth(tx, run.tenantId!, run.items);
+  await enqueueMessages(tx, growing.flatMap(({ job, decision }) => exhaustedMessages(job, decision.growth)));
 }
 
 async function writeTenantJobs(tx: Queryable, tenantId: string, changed: readonly { job: LockedJob; decision: Decision }[]): Promise<void> {
@@ -145,4 +167,83 @@ async function writeTenantJobs(tx: Queryable, tenantId: string, changed: readonl
       tenantId,
     ],
   });
+}
+
+/** Whether a decision (or a tenant's extension) changes the job's growth: its hold, limits, usage so far, exhausted state or expiry. */
+export function growthChanged(job: LockedJob, growth: Growth): boolean {
+  const { view } = job;
+  return (
+    growth.reserved !== job.row.reserved ||
+    growth.extensionCount !== job.row.extension_count ||
+    growth.usageSoFar !== (view.usageSoFar ?? null) ||
+    growth.limits !== view.limits ||
+    growth.holdExhausted !== (view.holdExhausted ?? null) ||
+    growth.announceExhausted ||
+    growth.movesExpiry
+  );
+}
+
+/**
+ * The growth of each job: limits, reservation, usage so far, extension count, exhausted
+ * state (a new finding stamped now(); the row's own kept with its instant), the
+ * `reserved` last announced, and the hold's expiry moved to now + hold_ttl_seconds
+ * (never earlier) on the job and its open hold.
+ */
+export async function writeTenantGrowth(tx: Queryable, tenantId: string, jobs: readonly { job: LockedJob; decision: { growth: Growth } }[]): Promise<void> {
+  const exhausted = ({ decision: { growth }, job: { view } }: (typeof jobs)[number]) => {
+    const e = growth.holdExhausted;
+    if (e === null) return null;
+    const same = view.holdExhausted === e;
+    return JSON.stringify({ reason: e.reason, reserved: e.reserved.toString(), usage_price: e.usagePrice.toString(), ...(same ? { keep: true } : {}) });
+  };
+  await tx.query({
+    name: 'write_job_growth',
+    text: `with written as (
+        update jobs j set limits = c.limits, reserved = c.reserved, usage_so_far = c.usage_so_far, extension_count = c.extension_count,
+            hold_exhausted = case when c.exhausted is null then null
+                                  when c.exhausted ? 'keep' then j.hold_exhausted
+                                  else c.exhausted || jsonb_build_object('at', now()) end,
+            exhausted_announced = case when c.announce then c.reserved else j.exhausted_announced end,
+            hold_expires_at = case when c.ttl is null then j.hold_expires_at
+                                   else greatest(j.hold_expires_at, now() + c.ttl * interval '1 second') end,
+            updated_at = now()
+        from unnest($1::uuid[], $2::jsonb[], $3::bigint[], $4::jsonb[], $5::int[], $6::jsonb[], $7::bool[], $8::int[])
+          as c(id, limits, reserved, usage_so_far, extension_count, exhausted, announce, ttl)
+        where j.tenant_id = $9 and j.id = c.id
+        returning j.id, j.hold_expires_at
+      )
+      update holds h set expires_at = w.hold_expires_at
+      from written w where h.tenant_id = $9 and h.job_id = w.id and h.resolved_by is null and h.expires_at <> w.hold_expires_at`,
+    values: [
+      jobs.map((c) => c.job.row.id),
+      jobs.map((c) => JSON.stringify(c.decision.growth.limits)),
+      jobs.map((c) => c.decision.growth.reserved.toString()),
+      jobs.map((c) => (c.decision.growth.usageSoFar === null ? null : JSON.stringify(c.decision.growth.usageSoFar))),
+      jobs.map((c) => c.decision.growth.extensionCount),
+      jobs.map(exhausted),
+      jobs.map((c) => c.decision.growth.announceExhausted),
+      jobs.map((c) => (c.decision.growth.movesExpiry ? c.job.policy.holdTtlSeconds : null)),
+      tenantId,
+    ],
+  });
+}
+
+/** job.hold_exhausted, when the growth announces it. */
+export function exhaustedMessages(job: LockedJob, growth: Growth): NewMessage[] {
+  const e = growth.holdExhausted;
+  if (!growth.announceExhausted || e === null) return [];
+  return [
+    {
+      tenantId: job.row.tenant_id,
+      type: 'job.hold_exhausted',
+      data: { job_id: job.row.id, reason: e.reason, reserved: formatAmount(e.reserved), usage_price: formatAmount(e.usagePrice) },
+    },
+  ];
+}
+
+/** One job's growth outside a settlement (a tenant's extension): writeTenantGrowth and its message. */
+export async function writeGrowth(tx: Queryable, job: LockedJob, growth: Growth): Promise<void> {
+  if (!growthChanged(job, growth)) return;
+  await writeTenantGrowth(tx, job.row.tenant_id, [{ job, decision: { growth } }]);
+  await enqueueMessages(tx, exhaustedMessages(job, growth));
 }

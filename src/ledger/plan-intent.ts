@@ -33,7 +33,15 @@ export interface PlannedIntent {
  * entries and the hold's resolution. Pure: the caller writes the plans of a whole batch
  * with one statement per table (write-decision.ts).
  */
-export function planIntent(job: LockedJob, intent: Intent, hold: HoldRow, source: EventSource | null): PlannedIntent {
+/** The intents a settlement row records: an extension is held before them (extend.ts). */
+export type SettlingIntent = Exclude<Intent, { kind: 'extension' }>;
+
+export function planIntent(
+  job: LockedJob,
+  intent: SettlingIntent,
+  hold: HoldRow,
+  source: EventSource | null,
+): PlannedIntent {
   const row = job.row;
   const revenue = hold.revenue_account_id;
   const base = {

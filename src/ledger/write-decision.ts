@@ -6,7 +6,8 @@ import { decisionAlertDetail } from './alert-details.js';
 import { SettlementKeyTaken } from './errors.js';
 import { findHolds, resolveHolds } from './hold.js';
 import { writeJobs, type LockedJob } from './locked-job.js';
-import { planIntent, type PlannedIntent } from './plan-intent.js';
+import { holdDecidedExtensions } from './extend.js';
+import { planIntent, type PlannedIntent, type SettlingIntent } from './plan-intent.js';
 import { findSettlement, findSettlements, insertSettlements, type SettlementRow } from './settlements.js';
 import { applyPostings } from '../funds/index.js';
 import { postingsOfDecisions } from './allocate.js';
@@ -70,17 +71,21 @@ export async function writeDecisions(
   const locked = requests.map((r) => jobs.get(r.jobId)!);
   const asking = requests.filter((r) => yieldsToAwaitingEvents(r.event)).map((r) => r.jobId);
   const awaiting = await jobsWithAwaitingEvents(tx, asking);
-  const decisions = requests.map((r, i) =>
-    decide({ ...locked[i]!.view, eventAwaiting: awaiting.has(r.jobId) }, r.event, locked[i]!.policy),
+  // An event's extension is held first (extend.ts), so that its capture bills from the grown hold.
+  const decisions = await holdDecidedExtensions(
+    tx,
+    locked,
+    requests.map((r, i) => decide({ ...locked[i]!.view, eventAwaiting: awaiting.has(r.jobId) }, r.event, locked[i]!.policy)),
   );
+  const settling = decisions.map((d) => d.intents.filter((i): i is SettlingIntent => i.kind !== 'extension'));
 
-  const holding = requests.filter((_, i) => decisions[i]!.intents.length > 0).map((r) => r.jobId);
+  const holding = requests.filter((_, i) => settling[i]!.length > 0).map((r) => r.jobId);
   const tenants = new Set(locked.map((job) => job.row.tenant_id));
   const holds = holding.length > 0 ? await findHolds(tx, holding, tenants.size === 1 ? [...tenants][0] : undefined) : new Map();
   const plans: PlannedIntent[][] = decisions.map((decision, i) => {
     const claim = requests[i]!.claim;
     const source = claim ? { provider: claim.provider, eventKey: claim.eventKey } : null;
-    return decision.intents.map((intent) => planIntent(locked[i]!, intent, holds.get(locked[i]!.row.id), source));
+    return settling[i]!.map((intent) => planIntent(locked[i]!, intent, holds.get(locked[i]!.row.id), source));
   });
   const planned = plans.flat();
   const inserted = await insertSettlements(

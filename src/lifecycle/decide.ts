@@ -1,7 +1,8 @@
 import type { Usage } from '../pricing/index.js';
 import { alreadyResolved, noIntents, type Alert, type Decision } from './decision.js';
 import { InvalidEventError, yieldsToAwaitingEvents, type LifecycleEvent } from './events.js';
-import { adjustmentDecision, captureDecision, releaseDecision } from './intents.js';
+import { growOnCapture, growOnReport } from './growth.js';
+import { adjustmentDecision, captureDecision, extensionIntent, releaseDecision } from './intents.js';
 import { assertJobView, type JobView } from './job-view.js';
 import { settlementKey } from './keys.js';
 import type { ProviderPolicy } from './policy.js';
@@ -20,8 +21,9 @@ export function decide(job: JobView, event: LifecycleEvent, policy: ProviderPoli
   if (yieldsToAwaitingEvents(event) && job.eventAwaiting === true) return noIntents(job, 'no_effect', 'event_pending');
   switch (event.type) {
     case 'job.started':
-    case 'job.progress':
       return onProgress(job);
+    case 'job.progress':
+      return onProgress(job, { usage: event.usage });
     case 'job.completed':
       return resolve(job, { capture: event.usage }, job.state === 'released' ? ['late_success_after_release'] : []);
     case 'job.failed':
@@ -65,16 +67,35 @@ type Resolution = { capture: Usage } | { release: string };
  */
 function resolve(job: JobView, resolution: Resolution, lateAlerts: Alert[] = []): Decision {
   if (isTerminal(job.state)) return alreadyResolved(job, lateAlerts, 'capture' in resolution ? 'capture' : 'release');
-  return 'capture' in resolution
-    ? captureDecision(job, resolution.capture, job.highestCorrection)
-    : releaseDecision(job, resolution.release);
+  if ('capture' in resolution) return capture(job, resolution.capture, job.highestCorrection);
+  // An event that ends in a release never extends; the job's end clears its exhausted state.
+  const decision = releaseDecision(job, resolution.release);
+  return { ...decision, growth: { ...decision.growth, holdExhausted: null } };
 }
 
-function onProgress(job: JobView): Decision {
+/**
+ * A capturing terminal event: for a job with auto_extend, its usage first grows the hold
+ * (never refused: the work is delivered), and the capture bills from the grown hold.
+ */
+function capture(job: JobView, usage: Usage, highestCorrection: number): Decision {
+  const { extension, growth } = growOnCapture(job, usage);
+  const decision = captureDecision({ ...job, reserved: growth.reserved }, usage, highestCorrection);
+  return { ...decision, growth, intents: [...(extension ? [extensionIntent(extension)] : []), ...decision.intents] };
+}
+
+/**
+ * A started or progress event. A progress report's usage is kept as usage so far and, for
+ * a job with auto_extend, may extend the hold (the shell holds the extension, or says the
+ * wallet refused it); any settled progress report moves the hold's expiry.
+ */
+function onProgress(job: JobView, progress?: { usage: Usage | undefined }): Decision {
   if (isTerminal(job.state)) return alreadyResolved(job);
-  if (job.state === 'reserved') return noIntents(job, 'applied', undefined, [], 'running');
   // Progress never moves a job backwards out of cancel_requested or usage_pending.
-  return noIntents(job, 'applied', 'state_unchanged');
+  const decision =
+    job.state === 'reserved' ? noIntents(job, 'applied', undefined, [], 'running') : noIntents(job, 'applied', 'state_unchanged');
+  if (!progress) return decision;
+  const { extension, growth } = growOnReport(job, progress.usage);
+  return { ...decision, growth, intents: extension ? [extensionIntent(extension)] : [] };
 }
 
 function onCorrection(job: JobView, usage: Usage, correction: number): Decision {
@@ -82,7 +103,7 @@ function onCorrection(job: JobView, usage: Usage, correction: number): Decision 
     throw new InvalidEventError(`job.usage_corrected needs a positive integer correction, got ${correction}`);
   }
   // A correction before any completion is the completion.
-  if (!isTerminal(job.state)) return captureDecision(job, usage, correction);
+  if (!isTerminal(job.state)) return capture(job, usage, correction);
   // A repeated correction's effect is the adjustment it made the first time, if any.
   const repeat = (decision: Decision): Decision => ({
     ...decision,

@@ -1,5 +1,6 @@
 import type { Micros } from '../money/index.js';
-import type { PricingSnapshot } from '../pricing/index.js';
+import type { PricingSnapshot, Usage } from '../pricing/index.js';
+import { growthOf, type Growth } from './growth.js';
 import type { JobView } from './job-view.js';
 import { settlementKey, type ChargeType } from './keys.js';
 import type { JobState } from './states.js';
@@ -12,7 +13,12 @@ import type { JobState } from './states.js';
 export type JobIntent =
   | { readonly kind: 'capture'; readonly amount: Micros }
   | { readonly kind: 'release' }
-  | { readonly kind: 'adjustment'; readonly version: number; readonly amount: Micros };
+  | { readonly kind: 'adjustment'; readonly version: number; readonly amount: Micros }
+  /**
+   * The hold grows by `amount` under the job's Nth extension. `mayOwe`: a terminal
+   * event's (the work is delivered): never refused, what no grant can hold is held as debt.
+   */
+  | { readonly kind: 'extension'; readonly version: number; readonly amount: Micros; readonly mayOwe: boolean };
 
 /**
  * What the shell must write for one decision. Amounts are final: the shell
@@ -38,6 +44,17 @@ export type Intent =
       amount: Micros;
       reason: string;
       posting: Extract<JobIntent, { kind: 'release' }>;
+    }
+  | {
+      /** the hold grows before anything else of the decision (a capture then captures from it) */
+      kind: 'extension';
+      key: string;
+      version: number;
+      amount: Micros;
+      /** the job's limits after it */
+      limits: Usage;
+      source: 'api' | 'auto';
+      posting: Extract<JobIntent, { kind: 'extension' }>;
     }
   | {
       kind: 'adjustment';
@@ -94,11 +111,18 @@ export interface Decision {
    * after the capture) has no effect of its own: null.
    */
   effectKey: string | null;
+  /**
+   * The job's limits, reservation, usage so far, extensions and exhausted state once the
+   * intents are written (CONTRACT.md "Long-running jobs"); unchanged unless the event grew
+   * the hold, reported usage or settled a progress report.
+   */
+  growth: Growth;
 }
 
 /** The job as it is: its totals, resume state and no cancel to record. */
 export function unchanged(job: JobView): Omit<Decision, 'nextState' | 'intents' | 'outcome'> {
   return {
+    growth: growthOf(job),
     highestCorrection: job.highestCorrection,
     totals: { captured: job.captured, released: job.released ?? null, adjusted: job.adjusted },
     resumeState: job.resumeState ?? null,

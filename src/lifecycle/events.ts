@@ -8,7 +8,8 @@ import type { Usage } from '../pricing/index.js';
  */
 export type LifecycleEvent =
   | { readonly type: 'job.started' }
-  | { readonly type: 'job.progress' }
+  /** `usage`: the job's usage so far (cumulative), when the report carries it */
+  | { readonly type: 'job.progress'; readonly usage?: Usage }
   | { readonly type: 'job.completed'; readonly usage: Usage }
   | { readonly type: 'job.failed'; readonly usage?: Usage }
   | { readonly type: 'job.canceled'; readonly usage?: Usage }

@@ -15,6 +15,7 @@ export {
   CHARGE_TYPES,
   InvalidSettlementKeyError,
   creditKey,
+  extensionKey,
   formatLedgerKey,
   holdKey,
   parseLedgerKey,
@@ -35,3 +36,15 @@ export {
 export { InvalidJobViewError, type JobView } from './job-view.js';
 export type { Alert, Decision, Intent, JobIntent, JobTotals, Outcome } from './decision.js';
 export { decide } from './decide.js';
+export { checkExtension, usageSoFar, type AutoExtend, type ExtensionCheck } from './extension.js';
+export {
+  exhaustion,
+  growByRequest,
+  growthOf,
+  refused,
+  type Extension,
+  type ExhaustedReason,
+  type Growth,
+  type HoldExhausted,
+} from './growth.js';
+export { extensionIntent } from './intents.js';

@@ -1,5 +1,6 @@
 import { billable, snapshotOf, type Usage } from '../pricing/index.js';
-import { unchanged, type Alert, type Decision } from './decision.js';
+import { unchanged, type Alert, type Decision, type Intent } from './decision.js';
+import type { Extension } from './growth.js';
 import type { JobView } from './job-view.js';
 import { settlementKey } from './keys.js';
 
@@ -72,6 +73,12 @@ export function adjustmentDecision(job: JobView, usage: Usage, correction: numbe
     totals: { captured: job.captured, released: job.released ?? null, adjusted: job.adjusted + amount },
     effectKey: key,
   };
+}
+
+/** The intent that holds an extension (growth.ts) before the rest of its decision. */
+export function extensionIntent(extension: Extension): Intent {
+  const { key, version, amount, limits, source, mayOwe } = extension;
+  return { kind: 'extension', key, version, amount, limits, source, posting: { kind: 'extension', version, amount, mayOwe } };
 }
 
 function exceeds(exceedsReservation: boolean): Alert[] {

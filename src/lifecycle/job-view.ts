@@ -1,6 +1,19 @@
 import type { Micros } from '../money/index.js';
-import type { PriceBook } from '../pricing/index.js';
+import type { PriceBook, Usage } from '../pricing/index.js';
+import type { AutoExtend } from './extension.js';
 import type { JobState } from './states.js';
+
+/** Why a check left the hold short: the tenant's cap, or the wallet (refused). Null: a job without auto_extend whose usage outgrew it. */
+export type ExhaustedReason = 'max_limits' | 'insufficient_funds' | 'spend_limit' | null;
+
+/** A check found the hold short of the job's usage (CONTRACT.md "Long-running jobs", exhausted). */
+export interface HoldExhausted {
+  readonly reason: ExhaustedReason;
+  /** the hold it was short of */
+  readonly reserved: Micros;
+  /** the price of the usage so far at the pinned version, uncapped */
+  readonly usagePrice: Micros;
+}
 
 /**
  * What decide() needs to know about a job: values the shell reads from the job
@@ -11,7 +24,7 @@ export interface JobView {
   readonly id: string;
   readonly tenantId: string;
   readonly state: JobState;
-  /** The hold's amount: the price of the job's limits at the pinned version. */
+  /** The hold's amount: the price of the job's limits at the pinned version (the first hold and every extension). */
   readonly reserved: Micros;
   /** What the capture charged; null until the hold is captured. */
   readonly captured: Micros | null;
@@ -36,6 +49,18 @@ export interface JobView {
    * (yieldsToAwaitingEvents). Absent: false.
    */
   readonly eventAwaiting?: boolean;
+  /** The job's limits now (raised by extensions). Absent: none known (a job that never grows). */
+  readonly limits?: Usage;
+  /** The tenant's rule for automatic extensions. Absent: null. */
+  readonly autoExtend?: AutoExtend | null;
+  /** Each dimension's largest usage in the progress reports. Absent: null. */
+  readonly usageSoFar?: Usage | null;
+  /** N of the latest extension (0: none). Absent: 0. */
+  readonly extensionCount?: number;
+  /** The latest check's finding that the hold is short. Absent: null. */
+  readonly holdExhausted?: HoldExhausted | null;
+  /** The `reserved` job.hold_exhausted was last sent for. Absent: null. */
+  readonly exhaustedAnnounced?: Micros | null;
 }
 
 /** A job row that contradicts itself: a shell or data bug to surface, never to bill from. */

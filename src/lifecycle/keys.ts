@@ -30,6 +30,7 @@ export interface SettlementKeyParts {
 export type LedgerKey =
   | ({ readonly kind: 'settlement' } & SettlementKeyParts)
   | { readonly kind: 'hold'; readonly tenantId: string; readonly jobId: string }
+  | { readonly kind: 'extension'; readonly tenantId: string; readonly jobId: string; readonly version: number }
   | { readonly kind: 'credit'; readonly tenantId: string; readonly idempotencyKey: string };
 
 export class InvalidSettlementKeyError extends Error {
@@ -45,6 +46,8 @@ export class InvalidSettlementKeyError extends Error {
 const CREDIT_WORD = 'credit';
 /** The word in a hold key's charge place; a hold, like capture and release, has version 1. */
 const HOLD_WORD = 'reserve';
+/** The word in an extension key's charge place. */
+const EXTENSION_WORD = 'extension';
 
 export function settlementKey(
   tenantId: string,
@@ -64,6 +67,19 @@ export function settlementKey(
     throw new InvalidSettlementKeyError(`${chargeType} always has version 1: a job has one hold`);
   }
   return `${tenantId}:${jobId}:${chargeType}:${version}`;
+}
+
+/**
+ * The key of a job's Nth extension of its hold (CONTRACT.md "Settlement keys"): its
+ * reserve entries and its record (job_extensions) carry it. N counts from 1 in commit order.
+ */
+export function extensionKey(tenantId: string, jobId: string, version: number): string {
+  assertIdPart('tenant id', tenantId);
+  assertJobId(jobId);
+  if (!Number.isSafeInteger(version) || version < 1) {
+    throw new InvalidSettlementKeyError(`extension number must be a positive integer, got ${version}`);
+  }
+  return `${tenantId}:${jobId}:${EXTENSION_WORD}:${version}`;
 }
 
 /** The key of a job's reservation (its pending transfer). */
@@ -94,6 +110,8 @@ export function formatLedgerKey(key: LedgerKey): string {
       return settlementKey(key.tenantId, key.jobId, key.chargeType, key.version);
     case 'hold':
       return holdKey(key.tenantId, key.jobId);
+    case 'extension':
+      return extensionKey(key.tenantId, key.jobId, key.version);
     case 'credit':
       return creditKey(key.tenantId, key.idempotencyKey);
   }
@@ -131,12 +149,13 @@ function readParts(key: string): LedgerKey {
   }
   if (parts.length !== 4 || !/^[1-9][0-9]*$/.test(fourth)) throw notAKey(key);
   if (third === HOLD_WORD) return { kind: 'hold', tenantId, jobId: second };
+  if (third === EXTENSION_WORD) return { kind: 'extension', tenantId, jobId: second, version: Number(fourth) };
   return { kind: 'settlement', tenantId, jobId: second, chargeType: third as ChargeType, version: Number(fourth) };
 }
 
 function notAKey(key: string): InvalidSettlementKeyError {
   return new InvalidSettlementKeyError(
-    `ledger key ${JSON.stringify(key)} is none of {tenant}:{job}:{charge_type}:{version}, {tenant}:{job}:reserve:1, {tenant}:credit:{key}`,
+    `ledger key ${JSON.stringify(key)} is none of {tenant}:{job}:{charge_type}:{version}, {tenant}:{job}:reserve:1, {tenant}:{job}:extension:{N}, {tenant}:credit:{key}`,
   );
 }
 

@@ -14,6 +14,8 @@ export const OUTBOUND_EVENT_TYPES = [
   'wallet.balance_low',
   'wallet.overdrawn',
   'hold.expired',
+  'job.hold_extended',
+  'job.hold_exhausted',
   'grant.created',
   'grant.activated',
   'grant.depleted',
@@ -67,6 +69,33 @@ export const WalletOverdrawnData = Type.Object(
 export const HoldExpiredData = Type.Object(
   { job_id: Id, wallet_id: Id, amount: Amount, currency: Currency },
   { description: "a job's hold expired without a terminal event and was released" },
+);
+const Limits = Type.Record(Type.String(), Type.Integer({ minimum: 0 }), {
+  description: "the job's limits per usage dimension (units)",
+  examples: [{ gpu_seconds: 600 }],
+});
+export const JobHoldExtendedData = Type.Object(
+  {
+    job_id: Id,
+    version: Type.Integer({ minimum: 1, description: 'N of the extension: its settlement key is {tenant}:{job}:extension:{N}' }),
+    amount: Amount,
+    reserved: Amount,
+    limits: Limits,
+    source: Type.Union([Type.Literal('api'), Type.Literal('auto')]),
+  },
+  { description: "a job's hold grew: amount is what the extension holds, reserved the hold after it, limits the job's limits after it" },
+);
+export const JobHoldExhaustedData = Type.Object(
+  {
+    job_id: Id,
+    reason: Type.Union([Type.Literal('max_limits'), Type.Literal('insufficient_funds'), Type.Literal('spend_limit'), Type.Null()]),
+    reserved: Amount,
+    usage_price: Amount,
+  },
+  {
+    description:
+      "a running job's hold is short of its usage (auto_extend: a step dimension's limit below its target; without: usage so far priced above the hold); sent once per value of reserved",
+  },
 );
 /** What every grant message names: the grant, its wallet and currency, and its category. */
 const grantFields = {
@@ -172,6 +201,8 @@ export const MESSAGE_DATA_SCHEMAS = {
   'wallet.balance_low': WalletBalanceLowData,
   'wallet.overdrawn': WalletOverdrawnData,
   'hold.expired': HoldExpiredData,
+  'job.hold_extended': JobHoldExtendedData,
+  'job.hold_exhausted': JobHoldExhaustedData,
   'grant.created': GrantCreatedData,
   'grant.activated': GrantActivatedData,
   'grant.depleted': GrantDepletedData,

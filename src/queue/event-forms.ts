@@ -44,8 +44,9 @@ export function lifecycleEventOf(event: StoredEvent, eventKey: string, accepted:
   const usage = accepted.from === 'webhook' ? event.usage : accepted.from === 'fetched' ? (accepted.usage ?? undefined) : undefined;
   switch (type) {
     case 'job.started':
-    case 'job.progress':
       return { type };
+    case 'job.progress':
+      return usage ? { type, usage } : { type };
     case 'job.completed':
       if (accepted.from === 'not_fetched') return { type, usage: {} };
       if (!usage) throw new InvalidEventError(`event ${eventKey} is a completion without usage`);

@@ -4,6 +4,7 @@ import {
   CHARGE_TYPES,
   InvalidSettlementKeyError,
   creditKey,
+  extensionKey,
   formatLedgerKey,
   holdKey,
   parseLedgerKey,
@@ -30,13 +31,16 @@ const ledgerKeys: fc.Arbitrary<LedgerKey> = fc.oneof(
     })),
   fc.tuple(fc.uuid(), fc.uuid()).map(([tenantId, jobId]) => ({ kind: 'hold' as const, tenantId, jobId })),
   fc
+    .tuple(fc.uuid(), fc.uuid(), fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }))
+    .map(([tenantId, jobId, version]) => ({ kind: 'extension' as const, tenantId, jobId, version })),
+  fc
     .tuple(fc.uuid(), fc.oneof(printable, fc.uuid(), fc.stringMatching(/^[0-9a-f]{32}$/)))
     .map(([tenantId, idempotencyKey]) => ({ kind: 'credit' as const, tenantId, idempotencyKey })),
 );
 
 /** Strings near the grammar: its shapes filled with its words, ids, numbers and junk. */
 const idLike = fc.oneof(fc.constant(T), fc.constant(J), fc.uuid(), fc.constantFrom('', 'credit', ' ', 'a b', 'A'));
-const wordLike = fc.constantFrom('credit', 'reserve', 'capture', 'release', 'adjustment', 'Credit', 'RESERVE', 'refund', '');
+const wordLike = fc.constantFrom('credit', 'reserve', 'extension', 'capture', 'release', 'adjustment', 'Credit', 'RESERVE', 'Extension', 'refund', '');
 const numberLike = fc.oneof(fc.constantFrom('1', '2', '0', '01', '1.0', '-1', '', ' 1', '9007199254740993'), fc.nat().map(String));
 const junk = fc.oneof(printable, fc.string(), fc.constantFrom('', ' ', 'x y', '\t'));
 const keyLikeStrings = fc.oneof(
@@ -51,6 +55,8 @@ const keyLikeStrings = fc.oneof(
 describe('the key grammar: one formatter and one parser for every ledger key', () => {
   it('formats a hold as {tenant}:{job}:reserve:1 and a credit as {tenant}:credit:{key}, as stored today', () => {
     expect(holdKey(T, J)).toBe(`${T}:${J}:reserve:1`);
+    expect(extensionKey(T, J, 3)).toBe(`${T}:${J}:extension:3`);
+    expect(() => extensionKey(T, J, 0)).toThrow(InvalidSettlementKeyError);
     expect(creditKey(T, '0123456789abcdef0123456789abcdef')).toBe(`${T}:credit:0123456789abcdef0123456789abcdef`);
     expect(creditKey(T, `${J}:0:3`)).toBe(`${T}:credit:${J}:0:3`);
   });
@@ -72,7 +78,7 @@ describe('the key grammar: one formatter and one parser for every ledger key', (
   });
 
   it('formats every key it parses back into the same string', () => {
-    const parsed = { settlement: 0, hold: 0, credit: 0 };
+    const parsed = { settlement: 0, hold: 0, extension: 0, credit: 0 };
     fc.assert(
       fc.property(keyLikeStrings, (key) => {
         let parts: LedgerKey;
@@ -88,7 +94,7 @@ describe('the key grammar: one formatter and one parser for every ledger key', (
       { numRuns: 2000 },
     );
     // The property says something only if some strings of every kind were keys.
-    expect(Math.min(parsed.settlement, parsed.hold, parsed.credit)).toBeGreaterThan(0);
+    expect(Math.min(parsed.settlement, parsed.hold, parsed.extension, parsed.credit)).toBeGreaterThan(0);
   });
 
   it('reads a key whose job position says "credit" as a credit: no job is called that', () => {

@@ -8,6 +8,8 @@ import { MODEL_NAME_MAX_LENGTH, priceVersionNumber } from '../../catalog/prices.
 import { findProvider } from '../../catalog/providers.js';
 import { findJob, type JobRow } from '../../jobs/rows.js';
 import { submitJob } from '../../jobs/submit.js';
+import { extendJob } from '../../jobs/extend.js';
+import { InsufficientFunds } from '../../funds/index.js';
 import { loadJobDetails } from '../../jobs/view.js';
 import { ProviderJobRefTaken, setProviderJobRef, settle } from '../../ledger/index.js';
 import { requireAccess, requireTenant, tenantScope } from '../auth.js';
@@ -31,6 +33,28 @@ const CreateJob = Type.Object({
   provider_job_ref: Type.Optional(ProviderJobRef),
   limits: Usage,
   metadata: Type.Optional(Metadata),
+  auto_extend: Type.Optional(
+    Type.Unsafe<{ step: Record<string, number>; max_limits: Record<string, number> }>({
+      type: 'object',
+      description:
+        "grow the hold by itself while the job runs (docs/long-running-jobs.md): whole `step`s per dimension as progress reports' usage nears the limits, never beyond `max_limits`; checked against the pinned price (422 invalid_limits)",
+      properties: {
+        step: { type: 'object', additionalProperties: { type: 'integer' }, examples: [{ gpu_seconds: 300 }] },
+        max_limits: { type: 'object', additionalProperties: { type: 'integer' }, examples: [{ gpu_seconds: 3600 }] },
+      },
+      required: ['step', 'max_limits'],
+      additionalProperties: false,
+    }),
+  ),
+});
+const ExtendJob = Type.Object({
+  add: Type.Unsafe<Record<string, number>>({
+    type: 'object',
+    description:
+      "units to add to the job's limits, per dimension: positive integers, dimensions the pinned price bills (checked against the pinned price: 422 invalid_limits otherwise)",
+    additionalProperties: true,
+    examples: [{ gpu_seconds: 600 }],
+  }),
 });
 const PatchJob = Type.Object({ provider_job_ref: ProviderJobRef });
 
@@ -90,6 +114,7 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
           providerJobRef: body.provider_job_ref ?? null,
           limits: body.limits,
           metadata: body.metadata,
+          autoExtend: body.auto_extend,
         }).catch(refTaken);
         return { status: 201, body: jobSummaryView(job, await priceVersionNumber(tx, job.price_version_id)) };
       }),
@@ -132,6 +157,37 @@ export function jobRoutes(app: ApiApp, { pool }: ApiContext): void {
       if (!updated) throw new ApiError(409, 'provider_job_ref_set', "this job's provider_job_ref is already set to another value");
       return fullView(pool, request, updated);
     },
+  );
+
+  app.post(
+    '/v1/jobs/:id/extensions',
+    {
+      onRequest: tenant,
+      schema: {
+        summary:
+          "Extend a running job's hold: its limits grow by `add` and its hold by the price difference at the pinned version, as the job's next extension; Idempotency-Key required",
+        tags: ['jobs'],
+        security: bearerAuth,
+        params: IdParams,
+        headers: RequiredIdempotencyHeader,
+        body: ExtendJob,
+        response: { 201: JobView, ...errors(400, 401, 402, 403, 404, 409, 422) },
+      },
+    },
+    async (request, reply) =>
+      // A 402 stores nothing under the key, like a 400 or 422: the tenant may fund the wallet and retry it.
+      runIdempotent(pool, request, reply, { required: true, notStored: [402] }, async (tx) => {
+        const tenantId = requireTenant(request);
+        const job = isUuid(request.params.id) ? await findJob(tx, request.params.id, tenantId) : null;
+        if (!job) throw notFound('job');
+        await extendJob(tx, { tenantId, jobId: job.id, add: request.body.add }).catch((error: unknown) => {
+          if (error instanceof InsufficientFunds)
+            throw new ApiError(402, 'insufficient_funds', "the wallet's available balance does not cover this extension; nothing was held");
+          throw error;
+        });
+        const details = await loadJobDetails(tx, (await findJob(tx, job.id))!);
+        return { status: 201, body: jobView(details, 'tenant') };
+      }),
   );
 
   app.post(

@@ -1,5 +1,5 @@
 import { availableAt, canFund, drawDownOrder, fundableGrants, unheld } from './order.js';
-import type { Draw, JobFunding, Micros, PostingResult, Share, WalletFunds } from './types.js';
+import type { Draw, ExtensionPiece, JobFunding, Micros, PostingResult, Share, WalletFunds } from './types.js';
 import { Working, min } from './working.js';
 
 /**
@@ -24,9 +24,52 @@ export function postHold(wallet: WalletFunds, job: JobFunding, amount: Micros, n
 }
 
 /**
- * A capture: consumes the shares in allocation order up to `amount` and returns the rest
- * of each, in one posting (`capture` + `release_remainder` per share). A release is a
- * capture of nothing, under its own entry type.
+ * An extension of an open hold (CONTRACT.md "Long-running jobs"): held like a reservation,
+ * in draw-down order, each grant's part added to the job's share of it (a new share for a
+ * grant the job had none of) and kept as the extension's piece, so that a capture consumes
+ * in allocation order. Refused unless `available` covers it — except for a terminal
+ * event's extension (`mayOwe`: the work is delivered), where what the grants cannot hold
+ * is held against the wallet's debt, a piece of no grant, consumed last.
+ */
+export function postExtension(
+  wallet: WalletFunds,
+  job: JobFunding,
+  version: number,
+  amount: Micros,
+  mayOwe: boolean,
+  now: bigint,
+): PostingResult {
+  if (job.resolved) return { ok: false, refusal: { reason: 'hold_already_resolved' } };
+  if (amount <= 0n) throw new RangeError(`an extension of ${amount} micros: an extension holds something`);
+  const available = availableAt(wallet, now);
+  if (!mayOwe && amount > available) return { ok: false, refusal: { reason: 'insufficient_funds', available, requested: amount } };
+  const work = new Working(wallet, now);
+  const shares = [...job.shares];
+  const pieces: ExtensionPiece[] = [];
+  let left = amount;
+  for (const grant of fundableGrants(wallet, now)) {
+    if (left === 0n) break;
+    const take = min(unheld(grant), left);
+    work.move('reserve', 'pending', { grant: grant.id }, 'revenue', take);
+    const i = shares.findIndex((s) => s.grantId === grant.id);
+    if (i >= 0) shares[i] = { ...shares[i]!, held: shares[i]!.held + take };
+    else shares.push({ grantId: grant.id, held: take, captured: 0n, returned: 0n, refunded: 0n });
+    pieces.push({ version, grantId: grant.id, amount: take });
+    left -= take;
+  }
+  if (left > 0n) {
+    work.move('reserve', 'pending', 'debt', 'revenue', left);
+    pieces.push({ version, grantId: null, amount: left });
+  }
+  return work.done({ ...job, shares, pieces: [...job.pieces, ...pieces] });
+}
+
+/**
+ * A capture: consumes the job's money in allocation order — the first hold's shares, then
+ * each extension's pieces by version — up to `amount`, and returns the rest of each share,
+ * in one posting (`capture` + `release_remainder` per share). A release is a capture of
+ * nothing, under its own entry type. What an extension held against the debt comes last:
+ * its captured part becomes debt (a draw of version 0, which a refund undoes like any).
  */
 export function postCapture(
   wallet: WalletFunds,
@@ -36,20 +79,41 @@ export function postCapture(
   type: 'capture' | 'release' = 'capture',
 ): PostingResult {
   if (job.resolved) return { ok: false, refusal: { reason: 'hold_already_resolved' } };
-  const held = job.shares.reduce((sum, s) => sum + s.held, 0n);
+  const owed = job.pieces.reduce((sum, p) => (p.grantId === null ? sum + p.amount : sum), 0n);
+  const held = job.shares.reduce((sum, s) => sum + s.held, 0n) + owed;
   if (amount > held || amount < 0n) return { ok: false, refusal: { reason: 'hold_exceeded', held, requested: amount } };
   const work = new Working(wallet, now);
   let left = amount;
+  const capturedOf = new Map<string | null, Micros>();
+  for (const piece of allocationOrder(job)) {
+    const take = min(piece.amount, left);
+    capturedOf.set(piece.grantId, (capturedOf.get(piece.grantId) ?? 0n) + take);
+    left -= take;
+  }
   const shares = job.shares.map((share) => {
-    const captured = min(share.held, left);
+    const captured = capturedOf.get(share.grantId) ?? 0n;
     const returned = share.held - captured;
-    left -= captured;
     work.move('capture', 'post_pending', { grant: share.grantId }, 'revenue', captured);
     work.move(type === 'capture' ? 'release_remainder' : 'release', 'void_pending', { grant: share.grantId }, 'revenue', returned);
     work.settleArrival(share.grantId, returned);
     return { ...share, captured, returned };
   });
-  return work.done({ ...job, shares, resolved: true });
+  const draws = [...job.draws];
+  if (owed > 0n) {
+    const owing = capturedOf.get(null) ?? 0n;
+    work.move('capture', 'post_pending', 'debt', 'revenue', owing);
+    work.move(type === 'capture' ? 'release_remainder' : 'release', 'void_pending', 'debt', 'revenue', owed - owing);
+    if (owing > 0n) draws.push({ version: 0, grantId: null, amount: owing, refunded: 0n });
+  }
+  return work.done({ ...job, shares, draws, resolved: true });
+}
+
+/** The job's held money in the order a capture consumes it: the first hold's part of each share, then each extension's pieces. */
+function allocationOrder(job: JobFunding): { grantId: string | null; amount: Micros }[] {
+  const extended = new Map<string, Micros>();
+  for (const p of job.pieces) if (p.grantId !== null) extended.set(p.grantId, (extended.get(p.grantId) ?? 0n) + p.amount);
+  const first = job.shares.map((s) => ({ grantId: s.grantId as string | null, amount: s.held - (extended.get(s.grantId) ?? 0n) }));
+  return [...first, ...job.pieces.map((p) => ({ grantId: p.grantId, amount: p.amount }))];
 }
 
 /**

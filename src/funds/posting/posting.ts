@@ -1,5 +1,5 @@
 import { postActivation, postExpiry, postPayerRefund, postRefundReversal, postVoid } from './grant-postings.js';
-import { postAdjustment, postCapture, postHold } from './job-postings.js';
+import { postAdjustment, postCapture, postExtension, postHold } from './job-postings.js';
 import type { Intent, JobFunding, Micros, Party, Posting, PostingResult, WalletFunds } from './types.js';
 
 /**
@@ -17,6 +17,8 @@ export function post(wallet: WalletFunds, job: JobFunding, intent: Intent): Post
       return postCapture(wallet, job, intent.amount, intent.now);
     case 'release':
       return postCapture(wallet, job, 0n, intent.now, 'release');
+    case 'extension':
+      return postExtension(wallet, job, intent.version, intent.amount, intent.mayOwe, intent.now);
     case 'adjustment':
       return postAdjustment(wallet, job, intent.version, intent.amount, intent.now);
     case 'activate':
@@ -55,6 +57,11 @@ export function replay(postings: Iterable<Posting>): Replayed {
     if (p.flags === 'posted') {
       shift(p.from, -p.amount);
       shift(p.to, p.amount);
+      continue;
+    }
+    // Held against the debt (a terminal event's extension): only its capture moves money.
+    if (p.from === 'debt') {
+      if (p.flags === 'post_pending') debt += p.amount;
       continue;
     }
     const grant = of((p.from as { grant: string }).grant);

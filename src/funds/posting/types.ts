@@ -55,7 +55,7 @@ export interface Share {
 }
 
 export interface Draw {
-  /** the adjustment's correction number */
+  /** the adjustment's correction number; 0: the part of the capture an extension took from nobody */
   readonly version: number;
   /** null: the part no grant covered, which became debt */
   readonly grantId: string | null;
@@ -68,16 +68,31 @@ export interface WalletFunds {
   readonly debt: Micros;
 }
 
+/**
+ * What one extension of a job's hold took from one grant, or from nobody (`grantId` null:
+ * the part of a terminal event's extension no grant could hold, which its capture makes
+ * debt), in the order taken. A share's `held` includes its grant's pieces; the pieces keep
+ * the order a capture consumes them in: the first hold's shares, then each extension's.
+ */
+export interface ExtensionPiece {
+  /** the extension's number N (its key is `{tenant}:{job}:extension:{N}`) */
+  readonly version: number;
+  readonly grantId: string | null;
+  readonly amount: Micros;
+}
+
 export interface JobFunding {
-  /** in allocation order */
+  /** in allocation order, one per grant: `held` includes what extensions added to it */
   readonly shares: readonly Share[];
+  /** what each extension took, by version, then in allocation order (empty: no extension) */
+  readonly pieces: readonly ExtensionPiece[];
   /** in the order taken */
   readonly draws: readonly Draw[];
   /** true once a capture or release resolved the hold */
   readonly resolved: boolean;
 }
 
-export const NO_FUNDING: JobFunding = { shares: [], draws: [], resolved: false };
+export const NO_FUNDING: JobFunding = { shares: [], pieces: [], draws: [], resolved: false };
 
 /** A party of a posting: a grant or the debt of this wallet, or an account outside it. */
 export type Party = { readonly grant: string } | 'debt' | 'revenue' | 'funding' | 'breakage';

@@ -50,6 +50,12 @@ export class Working {
     if (amount === 0n) return;
     this.postings.push({ type, flags, from, to, amount });
     if (flags === 'pending' || flags === 'void_pending' || flags === 'post_pending') {
+      // Held against the debt (a terminal event's extension): no grant holds it, and only
+      // its capture moves money — the debt grows by what it posts.
+      if (from === 'debt') {
+        if (flags === 'post_pending') this.debt += amount;
+        return;
+      }
       const grantId = grantOf(from);
       if (grantId === null) throw new Error(`a ${flags} posting must leave a grant`);
       const grant = this.grant(grantId);
