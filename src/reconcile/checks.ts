@@ -2,6 +2,7 @@ import type { Queryable } from '../db/pool.js';
 import { alertChecks } from './checks/alerts.js';
 import { allocationMismatch } from './checks/allocations.js';
 import type { Check, CheckRow, ExceptionClass, Finding } from './checks/check.js';
+import { extensionMismatch } from './checks/extensions.js';
 import { eventDead, eventKeyConflict, eventMismatch, eventStuck } from './checks/events.js';
 import { grantDrift, grantExpiryOverdue } from './checks/grants.js';
 import { holdCapturedAndReleased, holdOpenPastExpiry } from './checks/holds.js';
@@ -40,6 +41,7 @@ const CHECKS: readonly Check[] = [
   grantDrift,
   grantExpiryOverdue,
   allocationMismatch,
+  extensionMismatch,
   paymentMismatch,
   paymentNotCredited,
   paymentEventStuck,

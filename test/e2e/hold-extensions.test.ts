@@ -229,3 +229,14 @@ describe('automatic extension', () => {
     expect((await wallet(w)).reserved).toBe('0.000000');
   });
 });
+
+describe('reconciliation', () => {
+  it('finds every job above consistent: extensions, their entries, shares, spend and the debt they left', async () => {
+    const run = await admin.post('/v1/reconciliation/runs', {});
+    expect(run.status).toBe(201);
+    const unexpected = (run.body.exceptions as { class: string }[]).filter(
+      (e) => !['usage_exceeds_reservation', 'wallet_overdrawn'].includes(e.class),
+    );
+    expect(unexpected, JSON.stringify(unexpected, null, 1)).toEqual([]);
+  });
+});

@@ -6,7 +6,9 @@ import { eachRow, inOneSnapshot } from './snapshot.js';
 
 /**
  * A job's shares against its hold (CONTRACT.md "Credit grants": holds allocate): the
- * shares together hold what the hold holds; once the capture or release resolved it, what
+ * shares together hold what the hold holds (extensions included; a terminal event's
+ * extension may hold a part against the debt, `holds.owed`, which counts as one more
+ * share, captured as the job's version-0 debt draw); once the capture or release resolved it, what
  * they captured is what it posted and what they returned is what it voided; before, they
  * moved nothing. Reported, never repaired: which side is wrong — the hold, a share, or the
  * entries behind both — is for a person to find (grant_drift and projection_drift say
@@ -50,6 +52,8 @@ export function allocationFaults(hold: HoldAmounts, shares: readonly ShareAmount
 
 interface HoldShareRow {
   job_id: string;
+  owed: bigint;
+  owed_captured: bigint;
   tenant_id: string;
   wallet_id: string;
   currency: string;
@@ -70,14 +74,17 @@ interface HoldShareRow {
  * leaves those out, so the common hold — one grant — never leaves the database.
  */
 const UNSETTLED_ALLOCATIONS = `
-  select job_id, tenant_id, wallet_id, currency, amount, posted, voided, grant_id, held, captured, returned
+  select job_id, tenant_id, wallet_id, currency, amount, posted, voided, grant_id, held, captured, returned, owed,
+         case when owed = 0 then 0
+              else coalesce((select d.amount from adjustment_draws d where d.tenant_id = a.tenant_id and d.job_id = a.job_id and d.version = 0), 0)
+         end as owed_captured
   from (
-    select h.job_id, h.tenant_id, h.wallet_id, h.currency, h.amount, h.posted, h.voided,
+    select h.job_id, h.tenant_id, h.wallet_id, h.currency, h.amount, h.posted, h.voided, h.owed,
            s.grant_id, s.position, s.held, s.captured, s.returned, count(s.job_id) over (partition by h.job_id) as shares
     from holds h left join hold_shares s on s.job_id = h.job_id
   ) a
   -- (every comparison is of non-null values, so "not" never meets a null and drops a row)
-  where not (shares = 1 and held = amount
+  where not (shares = 1 and held = amount and owed = 0
              and ((posted is null and captured = 0 and returned = 0)
                   or (posted is not null and captured = posted and returned = voided)))
     and not (shares = 0 and amount = 0)
@@ -97,6 +104,11 @@ async function findAllocationMismatches(tx: Queryable): Promise<CheckRow[]> {
       finish();
       hold = row;
       shares = [];
+      // the part held against the debt, as one more share (consumed last)
+      if (row.owed > 0n) {
+        const captured = row.posted === null ? 0n : row.owed_captured;
+        shares.push({ grantId: 'debt', held: row.owed, captured, returned: row.posted === null ? 0n : row.owed - captured });
+      }
     }
     if (row.grant_id !== null) shares.push({ grantId: row.grant_id, held: row.held!, captured: row.captured!, returned: row.returned! });
   });

@@ -23,6 +23,7 @@ export type ExceptionClass =
   | 'grant_drift'
   | 'grant_expiry_overdue'
   | 'allocation_mismatch'
+  | 'extension_mismatch'
   | 'payment_mismatch'
   | 'payment_not_credited'
   | 'payment_event_stuck'
