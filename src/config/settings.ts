@@ -12,6 +12,7 @@ import { choice, flag, hours, integer, names, text, textWithDefault } from './ki
 export const FAILPOINT_NAMES = [
   'worker.after_claim',
   'settle.before_commit',
+  'settle.after_extension',
   'worker.after_commit',
   'intake.after_commit',
   'payments.before_call',

@@ -4,6 +4,7 @@ import { NO_FUNDING, post } from '../funds/posting/index.js';
 import { refused, type Decision, type Extension, type Intent } from '../lifecycle/index.js';
 import { formatAmount } from '../money/index.js';
 import { enqueueMessages } from '../outbound/enqueue.js';
+import { failpoint } from '../failpoints.js';
 import { findHolds } from './hold.js';
 import type { LockedJob } from './locked-job.js';
 
@@ -114,6 +115,8 @@ export async function holdDecidedExtensions(
     };
     if (extension.mayOwe) {
       await holdExtension(tx, jobs[i]!, extension);
+      // between a terminal event's extension and its capture (the failure-injection suite)
+      failpoint('settle.after_extension');
       result.push({ ...decision, intents: rest });
       continue;
     }
