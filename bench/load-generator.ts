@@ -10,7 +10,9 @@ import { percentiles, type LoadJob, type LoadMessage, type LoadPlan, type LoadRe
  * server's: every job's completion is sent three times — once, again under the same
  * webhook-id (a duplicate), and re-emitted under a new webhook-id — signed with
  * Standard Webhooks, over keep-alive HTTP with `concurrency` requests in flight.
- * The 3·N deliveries are in a seeded random order; a job's three keep their order.
+ * A job with progress reports (the growing scenario) first sends each of them once,
+ * as `job.progress` with its cumulative usage, under its own webhook-id.
+ * The deliveries are in a seeded random order; a job's keep their order.
  */
 
 interface Delivery {
@@ -27,19 +29,21 @@ function send(message: LoadMessage): void {
 
 /** Same body bytes for a duplicate (else it is a conflict); a re-emission is a new event id with its own body. */
 function plan(jobs: LoadJob[], options: LoadPlan): Delivery[] {
-  const completion = (job: LoadJob) =>
+  const event = (type: string, job: LoadJob, usage: Record<string, number>) =>
     JSON.stringify({
-      type: 'job.completed',
+      type,
       timestamp: new Date().toISOString(),
-      data: { job_id: job.id, tenant_id: job.tenantId, model: options.model, currency: options.currency, usage: job.usage },
+      data: { job_id: job.id, tenant_id: job.tenantId, model: options.model, currency: options.currency, usage },
     });
+  const completion = (job: LoadJob) => event('job.completed', job, job.usage);
   const perJob = jobs.map((job) => {
+    const reports = (job.progress ?? []).map((usage): Delivery => ({ id: `msg_${randomUUID()}`, body: event('job.progress', job, usage) }));
     const original: Delivery = { id: `msg_${randomUUID()}`, body: completion(job) };
     const reemission: Delivery = { id: `msg_${randomUUID()}`, body: completion(job) };
-    return [original, { ...original }, reemission];
+    return [...reports, original, { ...original }, reemission];
   });
   // Shuffle slots, then give each job's slots to its deliveries in order.
-  const slots = new Random(options.seed).shuffle(jobs.flatMap((_, j) => [j, j, j]));
+  const slots = new Random(options.seed).shuffle(perJob.flatMap((deliveries, j) => deliveries.map(() => j)));
   const taken = new Array<number>(jobs.length).fill(0);
   return slots.map((j) => perJob[j]![taken[j]!++]!);
 }

@@ -19,6 +19,8 @@ export interface LoadJob {
   id: string;
   tenantId: string;
   usage: Record<string, number>;
+  /** job.progress reports (cumulative usage), each sent once, in order, before the completion */
+  progress?: Record<string, number>[];
 }
 
 export interface Percentiles {

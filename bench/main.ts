@@ -14,7 +14,7 @@ import { formatReconcileScale, measureReconcileScale, type ReconcileScaleResult 
 import { procStat } from './procs.js';
 import { note } from './progress.js';
 import { formatReport, ratiosOf, TARGETS, type BenchReport } from './report.js';
-import { runScenario, type ScenarioName, type ScenarioResult } from './scenario.js';
+import { runScenario, SCENARIOS, type ScenarioName, type ScenarioResult } from './scenario.js';
 import { findPgbench, measureTpcb } from './tpcb.js';
 import type { TpcbResult } from './tpcb-spec.js';
 
@@ -75,7 +75,9 @@ function collectSetting(value: string, previous: string[]): string[] {
 
 function scenarioList(value: string): ScenarioName[] {
   const names = value.split(',').map((s) => s.trim());
-  for (const name of names) if (name !== 'hot' && name !== 'spread') throw new InvalidArgumentError('expected hot, spread or hot,spread');
+  for (const name of names)
+    if (!(SCENARIOS as readonly string[]).includes(name))
+      throw new InvalidArgumentError(`expected a comma-separated list of ${SCENARIOS.join(', ')} (e.g. hot,spread)`);
   return names as ScenarioName[];
 }
 
@@ -92,14 +94,19 @@ function parseOptions(): Options {
       positive,
     )
     .option('--separate', 'deliver everything first, then start the workers (intake and settlement measured apart)')
-    .option('--tenants <n>', 'wallets of the spread scenario', positive, 100)
+    .option('--tenants <n>', 'wallets of the spread and growing scenarios', positive, 100)
     .option(
       '--grants <n>',
       'grants per wallet: 1 is one credit (the default); more adds promotional grants of mixed priority and expiry, drawn first',
       positive,
       1,
     )
-    .option('--scenarios <list>', 'hot, spread or hot,spread', scenarioList, ['hot', 'spread'] as ScenarioName[])
+    .option(
+      '--scenarios <list>',
+      "comma-separated: hot (one wallet), spread (--tenants wallets), growing (as spread, each job's hold extended once while it runs)",
+      scenarioList,
+      ['hot', 'spread'] as ScenarioName[],
+    )
     .option(
       '--limit-seconds <n>',
       'seconds of the limit (pgbench TPC-B; BENCH_PGBENCH=none forces the built-in one) and of each --minimal-limit shape',

@@ -23,7 +23,7 @@ export interface SettleTimes {
   /** the same two, from the first event processed (settlement alone, when it started after intake) */
   settleFromFirstProcessed: number;
   drainFromFirstProcessed: number;
-  /** receipt → processed, of the events that applied a settlement, ms */
+  /** receipt → processed, of the events that applied a settlement (not a progress report's), ms */
   latencyMs: { p50: number; p95: number; p99: number; max: number };
   events: number;
 }
@@ -39,13 +39,14 @@ export async function readSettleTimes(pool: pg.Pool): Promise<SettleTimes> {
     `/* bench */ with bounds as (
        -- the first delivery: an accepted one is its event row (migration 0026), the others attempts
        select least(min(received_at), (select min(received_at) from delivery_attempts)) as first_delivery,
-              max(processed_at) filter (where state = 'applied') as last_settlement,
+              max(processed_at) filter (where state = 'applied' and type not in ('job.started', 'job.progress')) as last_settlement,
               min(processed_at) as first_processed,
               max(processed_at) as last_event
        from webhook_events),
      latency as (
+       -- a progress report is applied too (growing), but settles no money
        select extract(epoch from processed_at - received_at) * 1000 as ms
-       from webhook_events where state = 'applied')
+       from webhook_events where state = 'applied' and type not in ('job.started', 'job.progress'))
      select extract(epoch from b.last_settlement - b.first_delivery)::float8 as settle,
             extract(epoch from b.last_event - b.first_delivery)::float8 as drain,
             extract(epoch from b.last_settlement - b.first_processed)::float8 as settle_processing,

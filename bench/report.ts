@@ -85,7 +85,35 @@ const grantsOf = (s: ScenarioResult) => (s.grants > 1 ? `, ${s.grants} grants ea
 const TITLES: Record<ScenarioName, (s: ScenarioResult) => string> = {
   hot: (s) => `hot wallet (1 wallet${grantsOf(s)})`,
   spread: (s) => `spread (${s.tenants} wallets${grantsOf(s)})`,
+  growing: (s) => `growing (${s.tenants} wallets${grantsOf(s)}, hold extended)`,
 };
+
+const postgresSeconds = (s: ScenarioResult) => (s.cpuSeconds.postgres ? Object.values(s.cpuSeconds.postgres).reduce((a, b) => a + b, 0) : null);
+
+/**
+ * What a growing job costs against a plain one measured in the same run (spread, on as
+ * many wallets, else hot): per job, PostgreSQL CPU, statements, transactions, WAL.
+ */
+function growingAgainstPlain(scenarios: ScenarioResult[]): string[] {
+  const growing = scenarios.find((s) => s.name === 'growing');
+  const plain = scenarios.find((s) => s.name === 'spread') ?? scenarios.find((s) => s.name === 'hot');
+  if (!growing || !plain) return [];
+  const pair = (f: (s: ScenarioResult) => number | null, digits: number) => {
+    const [g, p] = [f(growing), f(plain)];
+    return `${num(g, digits)} against ${num(p, digits)}${g !== null && p !== null && p > 0 ? ` (${num(g / p, 2)}×)` : ''}`;
+  };
+  const perJob = (x: number | null, s: ScenarioResult) => (x === null ? null : (x * 1000) / s.jobs);
+  return [
+    `growing against ${plain.name}, per job (a growing job is 6 deliveries, 5 events and one extension; a plain one 3 and 2): ` +
+      [
+        `PostgreSQL CPU ms ${pair((s) => perJob(postgresSeconds(s), s), 2)}`,
+        `statements ${pair((s) => s.profile.statementsPerJob, 1)}`,
+        `transactions ${pair((s) => s.profile.transactionsPerJob, 2)}`,
+        `WAL bytes ${pair((s) => s.profile.walBytesPerJob, 0)}`,
+        `jobs settled / s ${pair((s) => s.jobsPerSecond, 0)}`,
+      ].join('; '),
+  ];
+}
 
 /** Share of the machine's CPU taken by others above which the report warns. */
 const CONTENDED = 0.2;
@@ -124,7 +152,7 @@ export function formatReport(report: BenchReport): string {
       .join(', ')}`,
   );
   lines.push(
-    `run: ${o['jobs']} jobs × 3 deliveries (original, duplicate, re-emission); load generator ${o['concurrency']} in flight${o['rate'] ? ` at ${o['rate']}/s` : ''}; tally serve --workers 0 + ${o['workers']} × tally worker ${o['workerConcurrencyGiven'] ? `--concurrency ${o['workerConcurrency']}` : `(default concurrency: ${o['workerConcurrency']})`}; LOG_LEVEL=${o['logLevel']}${o['separate'] ? '; --separate: the workers start once every delivery is accepted, so settlement rates count from the first event processed' : ''}`,
+    `run: ${o['jobs']} jobs × 3 deliveries (original, duplicate, re-emission${scenarios.some((s) => s.name === 'growing') ? '; growing: after 3 progress reports, each job with auto_extend' : ''}); load generator ${o['concurrency']} in flight${o['rate'] ? ` at ${o['rate']}/s` : ''}; tally serve --workers 0 + ${o['workers']} × tally worker ${o['workerConcurrencyGiven'] ? `--concurrency ${o['workerConcurrency']}` : `(default concurrency: ${o['workerConcurrency']})`}; LOG_LEVEL=${o['logLevel']}${o['separate'] ? '; --separate: the workers start once every delivery is accepted, so settlement rates count from the first event processed' : ''}`,
   );
   lines.push('');
   const col = (f: (s: ScenarioResult) => string) => scenarios.map(f);
@@ -132,7 +160,10 @@ export function formatReport(report: BenchReport): string {
     ['', ...col((s) => TITLES[s.name](s))],
     ['deliveries accepted / s (HTTP 200s)', ...col((s) => num(s.acceptedPerSecond))],
     ['jobs settled / s', ...col((s) => num(s.jobsPerSecond))],
-    ['events settled / s (2 per job)', ...col((s) => num(s.eventsPerSecond))],
+    [
+      scenarios.some((s) => s.name === 'growing') ? 'events settled / s (2 per job; growing 5)' : 'events settled / s (2 per job)',
+      ...col((s) => num(s.eventsPerSecond)),
+    ],
     ['deliveries: seconds to send all', ...col((s) => num(s.deliverySeconds, 1))],
     [
       o['separate'] ? 'settled: first event processed → last capture, s' : 'settled: first delivery → last capture, s',
@@ -146,19 +177,12 @@ export function formatReport(report: BenchReport): string {
     ['CPU s: worker(s)', ...col((s) => num(s.cpuSeconds.workers, 1))],
     [
       'CPU s: PostgreSQL',
-      ...col((s) =>
-        s.cpuSeconds.postgres
-          ? num(
-              Object.values(s.cpuSeconds.postgres).reduce((a, b) => a + b, 0),
-              1,
-            )
-          : 'n/a',
-      ),
+      ...col((s) => num(postgresSeconds(s), 1)),
     ],
     [
       'CPU ms per job: server / workers / PostgreSQL',
       ...col((s) => {
-        const pg = s.cpuSeconds.postgres ? Object.values(s.cpuSeconds.postgres).reduce((a, b) => a + b, 0) : null;
+        const pg = postgresSeconds(s);
         const per = (x: number | null) => (x === null ? null : (x * 1000) / s.jobs);
         return `${num(per(s.cpuSeconds.server), 1)} / ${num(per(s.cpuSeconds.workers), 1)} / ${num(per(pg), 1)}`;
       }),
@@ -185,6 +209,7 @@ export function formatReport(report: BenchReport): string {
     ['money verified', ...col((s) => (s.verification.ok ? 'exact' : 'FAILED'))],
   ];
   lines.push(table(rows));
+  lines.push(...growingAgainstPlain(scenarios));
   const busiest = Math.max(
     ...[...scenarios.map((s) => s.cpuSeconds), tpcb.cpuSeconds, ...limit.map((l) => l.cpuSeconds)].map((c) =>
       c.otherProcesses !== null && c.available ? c.otherProcesses / c.available : 0,

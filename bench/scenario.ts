@@ -18,7 +18,13 @@ import { CURRENCY, MODEL, buildWorld, type World } from './world.js';
 import { countsBetween, readDriverCounts } from './driver-counts.js';
 import { snapshotTableWrites, tableWritesBetween, type TableWrites } from './table-writes.js';
 
-export type ScenarioName = 'hot' | 'spread';
+/**
+ * hot: every job on one wallet; spread: round-robin over --tenants wallets; growing: as
+ * spread, each job submitted with auto_extend and sending three progress reports before
+ * its completion, so that its hold grows once while it runs (one extension per job).
+ */
+export type ScenarioName = 'hot' | 'spread' | 'growing';
+export const SCENARIOS: readonly ScenarioName[] = ['hot', 'spread', 'growing'];
 
 export interface ScenarioConfig {
   name: ScenarioName;
@@ -57,7 +63,7 @@ export interface ScenarioResult {
   /** jobs ÷ (first delivery received → last capture committed); separate: ÷ (first event processed → last capture) */
   jobsPerSecond: number;
   settleSeconds: number;
-  /** events (2 per job) ÷ (first delivery → last event processed) */
+  /** events (2 per job; growing: 5, its 3 progress reports included) ÷ (first delivery → last event processed) */
   eventsPerSecond: number;
   drainSeconds: number;
   /** receipt → settled, of the events that applied a capture */
@@ -172,6 +178,7 @@ export async function runScenario(config: ScenarioConfig): Promise<ScenarioResul
       jobs: config.jobs,
       seed: config.seed,
       grants: config.grants,
+      growing: config.name === 'growing',
       onJob: () => setup.update({ jobs: ++created }),
     });
     setup.stop();
@@ -251,7 +258,14 @@ async function deliverAndSettle(
   startWorkers: (() => Promise<void>) | null,
 ): Promise<{ load: LoadReport; claim: ClaimPlan | null }> {
   const jobsFile = join(config.workDir, `${config.name}-jobs.json`);
-  await writeFile(jobsFile, JSON.stringify(world.jobs.map((j) => ({ id: j.id, tenantId: j.tenantId, usage: j.usage }))));
+  await writeFile(
+    jobsFile,
+    JSON.stringify(
+      world.jobs.map((j) => ({ id: j.id, tenantId: j.tenantId, usage: j.usage, ...(j.progress.length > 0 ? { progress: j.progress } : {}) })),
+    ),
+  );
+  // three completions per job (original, duplicate, re-emission) and its progress reports
+  const deliveries = world.jobs.reduce((n, j) => n + 3 + j.progress.length, 0);
   const plan: LoadPlan = {
     baseUrl: world.baseUrl,
     provider: world.provider,
@@ -265,7 +279,7 @@ async function deliverAndSettle(
   };
   const child = fork(join(BENCH_DIST, 'load-generator.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = once(child, 'exit');
-  const progress = bars(`[${config.name}]`, { delivered: 3 * config.jobs, settled: config.jobs });
+  const progress = bars(`[${config.name}]`, { delivered: deliveries, settled: config.jobs });
   let load: LoadReport | null = null;
   let failure: string | null = null;
   let delivered = 0;
@@ -297,7 +311,7 @@ async function deliverAndSettle(
       const seconds = (Date.now() - started) / 1000;
       const loadDone = load !== null;
       progress.update(
-        { delivered: loadDone ? 3 * config.jobs : delivered, settled: now.terminal },
+        { delivered: loadDone ? deliveries : delivered, settled: now.terminal },
         {
           delivered: `${Math.round(delivered / seconds)}/s`,
           settled: `${Math.round(now.terminal / seconds)}/s · backlog ${now.openEvents}`,

@@ -9,7 +9,9 @@ import { apiCall, type World } from './world.js';
 /**
  * The money after the run, checked against what the harness computed on its own
  * (CONTRACT.md's price rule, bench/money.ts): a fast wrong answer fails the benchmark.
- * Exactly once means one capture per job for exactly its price, nothing else.
+ * Exactly once means one capture per job for exactly its price, nothing else; a job
+ * whose hold grows (the growing scenario) has exactly the extensions the harness worked
+ * out, and is captured from the grown hold.
  */
 
 export interface Check {
@@ -34,15 +36,21 @@ export async function verifyMoney(pool: pg.Pool, databaseUrl: string, world: Wor
   const checks: Check[] = [];
   const expectedOf = new Map(world.jobs.map((j) => [j.id, j]));
 
-  // Every delivery answered 200: 2N distinct events accepted, N duplicates absorbed.
+  // Every delivery answered 200: 2N distinct completions and every progress report
+  // accepted, N duplicates absorbed.
   {
+    const reports = world.jobs.reduce((sum, j) => sum + j.progress.length, 0);
+    const sent = 3 * n + reports;
+    const accepted = 2 * n + reports;
     const problems: string[] = [];
-    if ((load.statuses['200'] ?? 0) !== 3 * n) problems.push(`HTTP statuses ${JSON.stringify(load.statuses)}, expected ${3 * n}× 200`);
-    if ((load.answers['accepted'] ?? 0) !== 2 * n || (load.answers['already_accepted'] ?? 0) !== n) {
-      problems.push(`answers ${JSON.stringify(load.answers)}, expected ${2 * n} accepted and ${n} already_accepted`);
+    if ((load.statuses['200'] ?? 0) !== sent) problems.push(`HTTP statuses ${JSON.stringify(load.statuses)}, expected ${sent}× 200`);
+    if ((load.answers['accepted'] ?? 0) !== accepted || (load.answers['already_accepted'] ?? 0) !== n) {
+      problems.push(`answers ${JSON.stringify(load.answers)}, expected ${accepted} accepted and ${n} already_accepted`);
     }
     problems.push(...load.unexpected);
-    checks.push(check('every delivery accepted (200), duplicates absorbed', problems, `${3 * n} × 200: ${2 * n} accepted, ${n} already_accepted`));
+    checks.push(
+      check('every delivery accepted (200), duplicates absorbed', problems, `${sent} × 200: ${accepted} accepted, ${n} already_accepted`),
+    );
   }
 
   // One settlement per job: a capture, for exactly the job's price.
@@ -64,10 +72,14 @@ export async function verifyMoney(pool: pg.Pool, databaseUrl: string, world: Wor
     checks.push(check('exactly one capture settlement per job, at its price', problems, `${rows.length} captures`));
   }
 
-  // Jobs and holds: captured the price, released the rest of the hold.
+  // Jobs and holds: reserved the (grown) hold, captured the price, released the rest of the hold.
   {
-    const { rows } = await pool.query<{ id: string; state: string; captured: bigint | null; released: bigint | null; adjusted: bigint; posted: bigint | null; voided: bigint | null }>(
-      `/* bench */ select j.id, j.state, j.captured, j.released, j.adjusted, h.posted, h.voided from jobs j left join holds h on h.job_id = j.id`,
+    const { rows } = await pool.query<{
+      id: string; state: string; reserved: bigint; captured: bigint | null; released: bigint | null; adjusted: bigint;
+      amount: bigint | null; owed: bigint | null; posted: bigint | null; voided: bigint | null;
+    }>(
+      `/* bench */ select j.id, j.state, j.reserved, j.captured, j.released, j.adjusted, h.amount, h.owed, h.posted, h.voided
+       from jobs j left join holds h on h.job_id = j.id`,
     );
     const problems: string[] = [];
     for (const r of rows) {
@@ -77,25 +89,115 @@ export async function verifyMoney(pool: pg.Pool, databaseUrl: string, world: Wor
         continue;
       }
       const rest = job.reserved - job.expected;
-      if (r.state !== 'captured' || r.captured !== job.expected || r.released !== rest || r.adjusted !== 0n || r.posted !== job.expected || r.voided !== rest) {
-        problems.push(`job ${r.id}: ${r.state}, captured ${r.captured}, released ${r.released}, hold posted ${r.posted} voided ${r.voided} (expected ${job.expected} / ${rest})`);
+      if (
+        r.state !== 'captured' || r.reserved !== job.reserved || r.amount !== job.reserved || r.owed !== 0n ||
+        r.captured !== job.expected || r.released !== rest || r.adjusted !== 0n || r.posted !== job.expected || r.voided !== rest
+      ) {
+        problems.push(
+          `job ${r.id}: ${r.state}, reserved ${r.reserved} (hold ${r.amount}, owed ${r.owed}), captured ${r.captured}, released ${r.released}, hold posted ${r.posted} voided ${r.voided} (expected ${job.reserved}: ${job.expected} / ${rest})`,
+        );
       }
     }
     if (rows.length !== n) problems.push(`${rows.length} jobs, expected ${n}`);
-    checks.push(check('every job captured, its hold posted for the price and voided for the rest', problems, `${rows.length} jobs`));
+    const grown = world.jobs.filter((j) => j.extensions.length > 0).length;
+    checks.push(
+      check(
+        grown > 0
+          ? 'every job captured from its grown hold: reserved = first hold + extension, posted for the price, voided for the rest'
+          : 'every job captured, its hold posted for the price and voided for the rest',
+        problems,
+        `${rows.length} jobs`,
+      ),
+    );
   }
 
-  // Events: per job one applied, one no-op (the re-emission); none left or dead.
+  // Extensions: exactly those the harness worked out (none for a plain job), numbered 1, 2, …,
+  // automatic, each for the price difference of the limits it grew, held by the grants.
   {
-    const { rows } = await pool.query<{ job_id: string; applied: number; no_effect: number; other: number }>(
-      `/* bench */ select job_id, count(*) filter (where state = 'applied')::int as applied,
-              count(*) filter (where state = 'no_effect')::int as no_effect,
-              count(*) filter (where state not in ('applied', 'no_effect'))::int as other
-       from webhook_events group by job_id`,
+    const { rows } = await pool.query<{ job_id: string; version: number; amount: bigint; limits: Record<string, number>; source: string; debt: boolean; limits_now: Record<string, number> }>(
+      `/* bench */ select x.job_id, x.version, x.amount, x.limits, x.source,
+              exists (select 1 from jsonb_array_elements(x.allocation) a where a->>'grant_id' is null) as debt,
+              j.limits as limits_now
+       from job_extensions x join jobs j on j.id = x.job_id order by x.job_id, x.version`,
     );
-    const problems = rows.filter((r) => r.applied !== 1 || r.no_effect !== 1 || r.other !== 0).map((r) => `job ${r.job_id}: ${r.applied} applied, ${r.no_effect} no_effect, ${r.other} other`);
+    const byJob = new Map<string, typeof rows>();
+    for (const r of rows) byJob.set(r.job_id, [...(byJob.get(r.job_id) ?? []), r]);
+    const sameUsage = (a: Record<string, number>, b: Record<string, number>) =>
+      Object.keys({ ...a, ...b }).every((k) => (a[k] ?? 0) === (b[k] ?? 0));
+    const problems: string[] = [];
+    for (const r of rows) if (!expectedOf.has(r.job_id)) problems.push(`extension ${r.version} of unknown job ${r.job_id}`);
+    for (const job of world.jobs) {
+      const found = byJob.get(job.id) ?? [];
+      const shown = found.map((x) => `v${x.version} ${formatMicros(x.amount)} ${x.source} ${JSON.stringify(x.limits)}${x.debt ? ' (debt)' : ''}`);
+      const ok =
+        found.length === job.extensions.length &&
+        found.every(
+          (x, i) =>
+            x.version === i + 1 &&
+            x.amount === job.extensions[i] &&
+            x.source === 'auto' &&
+            !x.debt &&
+            // one extension at most here: it grows the job to its final limits
+            sameUsage(x.limits, job.limits) &&
+            sameUsage(x.limits_now, job.limits),
+        );
+      if (!ok) {
+        problems.push(
+          `job ${job.id}: ${found.length} extension(s) [${shown.join('; ')}] (expected ${job.extensions.map((a, i) => `v${i + 1} ${formatMicros(a)} auto ${JSON.stringify(job.limits)}`).join('; ') || 'none'})`,
+        );
+      }
+    }
+    const expected = world.jobs.reduce((sum, j) => sum + j.extensions.length, 0);
+    const amounts = [...new Set(world.jobs.flatMap((j) => j.extensions.map(formatMicros)))];
+    checks.push(
+      check(
+        expected > 0 ? 'per job exactly its extensions (version 1, automatic, the price difference, held by grants)' : 'no hold extended',
+        problems,
+        expected > 0 ? `${rows.length} extensions, ${amounts.join(', ')} each` : '0 extensions',
+      ),
+    );
+  }
+
+  // Events: per job one completion applied, one no-op (the re-emission); each progress report
+  // applied before the completion settled, a no-op after it; none left or dead.
+  {
+    const { rows } = await pool.query<{
+      job_id: string; applied: number; no_effect: number; reports: number; reports_applied: number; reports_late: number; other: number;
+    }>(
+      `/* bench */ with c as (
+         select job_id, min(seq) filter (where state = 'applied') as captured_at_seq
+         from webhook_events where type = 'job.completed' group by job_id)
+       select e.job_id,
+              count(*) filter (where e.type = 'job.completed' and e.state = 'applied')::int as applied,
+              count(*) filter (where e.type = 'job.completed' and e.state = 'no_effect')::int as no_effect,
+              count(*) filter (where e.type = 'job.progress')::int as reports,
+              count(*) filter (where e.type = 'job.progress' and e.state = 'applied' and e.seq < c.captured_at_seq)::int as reports_applied,
+              count(*) filter (where e.type = 'job.progress' and e.state = 'no_effect' and e.seq > c.captured_at_seq)::int as reports_late,
+              count(*) filter (where e.type not in ('job.completed', 'job.progress') or e.state not in ('applied', 'no_effect'))::int as other
+       from webhook_events e left join c on c.job_id = e.job_id group by e.job_id`,
+    );
+    const problems = rows
+      .filter((r) => {
+        const job = expectedOf.get(r.job_id);
+        const reports = job?.progress.length ?? 0;
+        return r.applied !== 1 || r.no_effect !== 1 || r.reports !== reports || r.reports_applied + r.reports_late !== reports || r.other !== 0;
+      })
+      .map(
+        (r) =>
+          `job ${r.job_id}: completion ${r.applied} applied, ${r.no_effect} no_effect; ${r.reports} progress (${r.reports_applied} applied before it, ${r.reports_late} no-op after); ${r.other} other`,
+      );
     if (rows.length !== n) problems.push(`events for ${rows.length} jobs, expected ${n}`);
-    checks.push(check('per job: one event applied, its re-emission a no-op, nothing pending or dead', problems, `${2 * n} events`));
+    const reports = rows.reduce((sum, r) => sum + r.reports, 0);
+    const extendedByReport = rows.filter((r) => r.reports_applied > 0).length;
+    checks.push(
+      reports > 0
+        ? check(
+            'per job: completion applied once, its re-emission a no-op; each progress report applied before it or a no-op after; nothing pending or dead',
+            problems,
+            `${2 * n + reports} events; ${extendedByReport} job(s) grew on a progress report, ${n - extendedByReport} on the completion`,
+          )
+        : check('per job: one event applied, its re-emission a no-op, nothing pending or dead', problems, `${2 * n} events`),
+    );
   }
 
   // Wallets, through the API as each tenant sees them, and revenue accounts.

@@ -1,8 +1,14 @@
 import type { Command } from 'commander';
-import { apiAction, callApi, withApiOptions, type ApiOptions } from './api-client.js';
+import { apiAction, callApi, newIdempotencyKey, withApiOptions, type ApiOptions } from './api-client.js';
+import { collectPairs, wholeNumber } from './key-value.js';
+import { idempotencyOption, type KeyOption } from './operator-commands.js';
+
+interface ExtendOptions extends ApiOptions, KeyOption {
+  add: Record<string, number>;
+}
 
 /**
- * `tally jobs list|cancel`: the jobs an operator looks for, and a tenant's cancel, over a
+ * `tally jobs list|cancel|extend`: the jobs an operator looks for, and a tenant's cancel, over a
  * running server's HTTP API (GET /v1/jobs, POST /v1/jobs/{id}/cancel). They join the
  * `jobs` group of operator-commands.ts (submit, show, wait), whichever registers first.
  */
@@ -47,4 +53,26 @@ export function registerJobCommands(program: Command): void {
       callApi(options, { caller: 'tenant', method: 'POST', path: `/v1/jobs/${encodeURIComponent(job)}/cancel` }),
     ),
   );
+  withApiOptions(
+    jobs
+      .command('extend')
+      .description(
+        "grow a running job's hold (a tenant's call: --token or TALLY_API_KEY): its limits by --add, its hold by their price at the job's pinned version; prints the job",
+      )
+      .argument('<job_id>'),
+    'tenant',
+  )
+    .requiredOption('--add <dimension=n>', 'units to add to the limits, e.g. gpu_seconds=600 (repeatable)', collectPairs(wholeNumber))
+    .addOption(idempotencyOption(true))
+    .action(
+      apiAction('jobs extend', (job: string, options: ExtendOptions) =>
+        callApi(options, {
+          caller: 'tenant',
+          method: 'POST',
+          path: `/v1/jobs/${encodeURIComponent(job)}/extensions`,
+          body: { add: options.add },
+          idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
+        }),
+      ),
+    );
 }

@@ -17,10 +17,10 @@ const seconds = (value: string) => {
   if (n < 1) throw new InvalidArgumentError('expected at least 1 second');
   return n;
 };
-const idempotencyOption = (required: boolean) =>
+export const idempotencyOption = (required: boolean) =>
   new Option('--idempotency-key <key>', required ? 'Idempotency-Key header (default: a random one, printed if the call gets no answer)' : 'Idempotency-Key header: a retry with the same key and body replays the first answer');
 
-interface KeyOption {
+export interface KeyOption {
   idempotencyKey?: string;
 }
 
@@ -153,6 +153,8 @@ interface SubmitOptions extends ApiOptions, KeyOption {
   provider: string;
   limit: Record<string, number>;
   ref?: string;
+  autoExtendStep?: Record<string, number>;
+  autoExtendMax?: Record<string, number>;
 }
 
 function jobCommands(program: Command): void {
@@ -166,6 +168,12 @@ function jobCommands(program: Command): void {
     .requiredOption('--provider <name>', 'the provider that runs it')
     .requiredOption('--limit <dimension=n>', 'the most usage to reserve for, e.g. input_tokens=10000 (repeatable)', collectPairs(wholeNumber))
     .option('--ref <provider_job_ref>', "the provider's id for the work, when known")
+    .option(
+      '--auto-extend-step <dimension=n>',
+      'grow the hold by itself by whole steps of this many units as progress reports near the limits (repeatable; with --auto-extend-max)',
+      collectPairs(wholeNumber),
+    )
+    .option('--auto-extend-max <dimension=n>', 'the limits automatic extensions never go beyond, per step dimension (repeatable)', collectPairs(wholeNumber))
     .addOption(idempotencyOption(true))
     .action(
       apiAction('jobs submit', (options: SubmitOptions) =>
@@ -173,7 +181,17 @@ function jobCommands(program: Command): void {
           caller: 'tenant',
           method: 'POST',
           path: '/v1/jobs',
-          body: { wallet_id: options.wallet, model: options.model, provider: options.provider, limits: options.limit, ...(options.ref ? { provider_job_ref: options.ref } : {}) },
+          body: {
+            wallet_id: options.wallet,
+            model: options.model,
+            provider: options.provider,
+            limits: options.limit,
+            ...(options.ref ? { provider_job_ref: options.ref } : {}),
+            // both or neither: the server names what is missing (422 invalid_limits)
+            ...(options.autoExtendStep || options.autoExtendMax
+              ? { auto_extend: { step: options.autoExtendStep ?? {}, max_limits: options.autoExtendMax ?? {} } }
+              : {}),
+          },
           idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
         }),
       ),
@@ -188,7 +206,7 @@ function jobCommands(program: Command): void {
       .argument('<job_id>'),
     'either',
   )
-    .addOption(new Option('--state <state>', 'the state to wait for; exit 1 if the job ends in another one').choices(WAIT_STATES).default('terminal'))
+    .addOption(new Option('--state <state>', 'the state to wait for (settled: every event accepted so far is settled, whatever the state); exit 1 if the job ends in another one').choices(WAIT_STATES).default('terminal'))
     .option('--timeout <seconds>', 'give up after this long (exit 1)', seconds, 30)
     .action(apiAction('jobs wait', (job: string, options: WaitOptions) => waitForJob(job, options)));
 }
