@@ -180,8 +180,18 @@ function phaseOf(state: JobState): ExtensionPhase {
   return state === 'cancel_requested' ? { kind: 'cancel_requested' } : { kind: 'running' };
 }
 
-/** The growth with its exhausted state, announced once per value of `reserved`. */
+/**
+ * The growth with its exhausted state, announced once per value of `reserved`. A finding
+ * equal to the job's own is the job's own (the shell keeps its instant).
+ */
 function withExhausted(job: JobView, growth: Growth, exhausted: HoldExhausted | null): Growth {
+  const earlier = job.holdExhausted ?? null;
+  const same =
+    exhausted !== null &&
+    earlier !== null &&
+    earlier.reason === exhausted.reason &&
+    earlier.reserved === exhausted.reserved &&
+    earlier.usagePrice === exhausted.usagePrice;
   const announce = exhausted !== null && job.exhaustedAnnounced !== exhausted.reserved;
-  return { ...growth, holdExhausted: exhausted, announceExhausted: announce };
+  return { ...growth, holdExhausted: same ? earlier : exhausted, announceExhausted: announce };
 }
