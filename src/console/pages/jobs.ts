@@ -4,6 +4,7 @@ import { badge, money, page, pager, when } from '../layout.js';
 import type { PageHandler } from '../page-handler.js';
 import { pageQuery, type List } from './tenants.js';
 import { fundingSection, type FundingShare } from './grants.js';
+import { holdSection, type JobHold } from './job-hold.js';
 
 interface JobSummary {
   id: string;
@@ -45,7 +46,7 @@ interface JobEvent {
   received_at: string;
   processed_at: string | null;
 }
-interface Job extends JobSummary {
+interface Job extends JobSummary, JobHold {
   provider_job_ref: string | null;
   limits: Record<string, number>;
   price_version: number;
@@ -177,6 +178,12 @@ export const jobPage: PageHandler = async ({ api, request, context }) => {
         >
         ${e.error_code ? html`<div class="error">${e.error_code}${e.last_error ? html`: <code>${e.last_error}</code>` : ''}</div>` : ''}`,
     })),
+    ...job.extensions.map((x) => ({
+      at: x.created_at,
+      kind: 'settlement' as const,
+      body: html`<strong>Hold extended</strong> (#${x.version}, ${x.source === 'auto' ? 'automatic' : 'by the tenant'}) by
+        ${money(x.amount, job.currency)} <small class="mono">${x.settlement_key}</small>`,
+    })),
     ...job.settlements.map((s) => ({
       at: s.created_at,
       kind: 'settlement' as const,
@@ -226,7 +233,7 @@ export const jobPage: PageHandler = async ({ api, request, context }) => {
               <dd>${v}</dd>`,
         )}
       </dl>
-      ${fundingSection(job.funding, job.currency)}
+      ${holdSection(job)} ${fundingSection(job.funding, job.currency)}
       <h2>Timeline</h2>
       <ol class="timeline">
         ${moments.map(
