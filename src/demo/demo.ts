@@ -21,6 +21,7 @@ import { intakeLimits } from '../intake/delivery-writer.js';
 import { repairSettings } from '../reconcile/repair.js';
 import type { Config } from '../config/index.js';
 import { progressBar } from './progress.js';
+import { runLongJobsDemo } from './long-jobs-demo.js';
 import { runPaymentsDemo } from './payments-demo.js';
 import { DemoLog } from './refusal-log.js';
 
@@ -105,8 +106,9 @@ export async function runDemo(options: DemoOptions): Promise<boolean> {
     await waitForSettlement(pool, options.jobs);
     const run = await reconcile(pool);
     const billed = await printReport(pool, world, report, run, serverLog.summary());
+    const long = await runLongJobsDemo({ baseUrl, adminToken, provider: world.provider, secret: world.secret });
     const paid = await runPaymentsDemo({ pool, baseUrl, adminToken, serverSecret, provider: world.provider, model: MODEL });
-    const exact = billed && paid;
+    const exact = billed && long && paid;
     if (options.serve) await serveUntilStopped(baseUrl, adminToken);
     return exact;
   } finally {
@@ -256,7 +258,8 @@ function naiveBilling(world: DemoWorld, report: SimulationReport): { total: bigi
     if (delivery.forged || seen.has(delivery.eventId)) continue;
     seen.add(delivery.eventId);
     const usage = delivery.event.usage;
-    if (!usage || delivery.event.type === 'job.failed') continue;
+    // a progress report's usage is usage so far, never a charge, even to a naive handler
+    if (!usage || delivery.event.type === 'job.failed' || delivery.event.type === 'job.progress') continue;
     const amount = billable(world.book, usage, reservationOf(world.book)).amount;
     perJob.set(delivery.jobId, (perJob.get(delivery.jobId) ?? 0n) + amount);
   }

@@ -13,7 +13,8 @@ export type ScenarioKind =
   | 'correction_only' // a correction before any completion is the completion
   | 'failed' // failed without usage: released
   | 'provider_canceled' // canceled by the provider with usage so far: captured
-  | 'cancel_races_completion'; // the tenant cancels while the completion arrives: one of capture or release
+  | 'cancel_races_completion' // the tenant cancels while the completion arrives: one of capture or release
+  | 'long_running'; // progress reports with usage so far (some past the hold: exhausted), shuffled, then the completion
 
 export const SCENARIO_KINDS: readonly ScenarioKind[] = [
   'completed',
@@ -23,6 +24,7 @@ export const SCENARIO_KINDS: readonly ScenarioKind[] = [
   'failed',
   'provider_canceled',
   'cancel_races_completion',
+  'long_running',
 ];
 
 export interface ProviderEvent {
@@ -53,16 +55,24 @@ export function buildScenario(kind: ScenarioKind, random: Random, limits: Usage)
     case 'completed':
       return { kind, phases: [[started, progress, { type: 'job.completed', usage }]], billedUsage: usage, apiCancel: false };
     case 'completed_then_late_failure':
-      return { kind, phases: [[started, { type: 'job.completed', usage }], [{ type: 'job.failed' }]], billedUsage: usage, apiCancel: false };
+      return {
+        kind,
+        phases: [[started, { type: 'job.completed', usage }], [{ type: 'job.failed' }]],
+        billedUsage: usage,
+        apiCancel: false,
+      };
     case 'corrected': {
       const first = randomUsage(random, limits);
       const second = randomUsage(random, limits);
       return {
         kind,
-        phases: [[started, { type: 'job.completed', usage }], random.shuffle([
-          { type: 'job.usage_corrected', usage: first, correction: 1 },
-          { type: 'job.usage_corrected', usage: second, correction: 2 },
-        ] as ProviderEvent[])],
+        phases: [
+          [started, { type: 'job.completed', usage }],
+          random.shuffle([
+            { type: 'job.usage_corrected', usage: first, correction: 1 },
+            { type: 'job.usage_corrected', usage: second, correction: 2 },
+          ] as ProviderEvent[]),
+        ],
         billedUsage: second,
         apiCancel: false,
       };
@@ -75,5 +85,14 @@ export function buildScenario(kind: ScenarioKind, random: Random, limits: Usage)
       return { kind, phases: [[started, { type: 'job.canceled', usage }]], billedUsage: usage, apiCancel: false };
     case 'cancel_races_completion':
       return { kind, phases: [[{ type: 'job.completed', usage }]], billedUsage: usage, apiCancel: true };
+    case 'long_running': {
+      // Cumulative reports, up to half again the limits (a job of these limits has no
+      // auto_extend: the hold runs out, job.hold_exhausted); never charged, in any order.
+      const reports = [0, 1, 2].map(() =>
+        Object.fromEntries(Object.entries(limits).map(([dimension, max]) => [dimension, random.int(0, Math.floor(max * 1.5))])),
+      );
+      const reported: ProviderEvent[] = reports.map((report) => ({ type: 'job.progress', usage: report }));
+      return { kind, phases: [[started, ...reported], [{ type: 'job.completed', usage }]], billedUsage: usage, apiCancel: false };
+    }
   }
 }

@@ -16,6 +16,10 @@ describe('tally demo', () => {
     const output = demo.output();
     expect(code, output).toBe(0);
     expect(output).toContain('Billing is exact');
+    // a job that grows twice, and one that runs out at max_limits and is cancelled (docs/long-running-jobs.md)
+    expect(output).toMatch(/a job that grows: extensions\s+#1 \+0\.600000, #2 \+0\.600000\n/);
+    expect(output).toMatch(/a job that runs out: hold_exhausted\s+max_limits, usage 1\.400000 of 1\.800000 held\n/);
+    expect(output).toContain('Holds grew and ran out exactly as the contract says.');
     expect(output).not.toContain('webhook refused');
     const forgeries = Number(/forgeries refused \(401\)\s+(\d+)/.exec(output)?.[1]);
     expect(forgeries).toBeGreaterThan(0);
