@@ -230,6 +230,26 @@ describe('automatic extension', () => {
   });
 });
 
+describe('spend limits', () => {
+  it("count an extension like a reservation: a tenant's is refused with 402 spend_limit_reached, a report's leaves the hold exhausted (spend_limit)", async () => {
+    const w = await world('1000.00');
+    const limit = await admin.request('PUT', `/v1/tenants/${w.tenantId}/spend-limits`, { currency: 'USD', period: 'day', amount: '250.00' });
+    expect([200, 201], JSON.stringify(limit.body)).toContain(limit.status);
+    const id = (await submit(w, { gpu_seconds: 100 }, { step: { gpu_seconds: 100 }, max_limits: { gpu_seconds: 1000 } })).body.id as string;
+    const over = await extend(w, id, { gpu_seconds: 151 });
+    expect(over.status).toBe(402);
+    expect(over.body.error.code).toBe('spend_limit_reached');
+    expect((await extend(w, id, { gpu_seconds: 100 })).status).toBe(201); // 200 of 250 spent
+    // 250 + 100 = 350 > 300: one step to 400 would take the day's spend to 400 > 250
+    await settleInOrder(w, id, [progress(w, id, { gpu_seconds: 250 })]);
+    const view = await job(w, id);
+    expect([view.reserved, view.extensions.length]).toEqual(['200.000000', 1]);
+    expect(view.hold_exhausted).toEqual(expect.objectContaining({ reason: 'spend_limit', reserved: '200.000000', usage_price: '250.000000' }));
+    const spent = (await w.tenant.get(`/v1/tenants/${w.tenantId}/spend-limits`)).body.data.find((l: { period: string }) => l.period === 'day');
+    expect(spent.spent).toBe('200.000000');
+  });
+});
+
 describe('reconciliation', () => {
   it('finds every job above consistent: extensions, their entries, shares, spend and the debt they left', async () => {
     const run = await admin.post('/v1/reconciliation/runs', {});
