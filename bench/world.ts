@@ -14,7 +14,8 @@ export const LIMITS: Usage = { input_tokens: 50_000, output_tokens: 10_000 };
  * job may grow by steps of 10,000 output tokens up to 40,000. Its three progress reports
  * stay within 10,000 output tokens (so far + step ≤ 20,000: one step) and its completion
  * is above 10,000 and at most 20,000 (one step too), so whichever settles first — a
- * report or the completion — every job ends with exactly one extension, to GROWN_LIMITS.
+ * report or the completion — every job ends with exactly one extension, to 20,000 output
+ * tokens (grownLimits below works it out and checks it).
  */
 export const AUTO_EXTEND = { step: { output_tokens: 10_000 }, max_limits: { output_tokens: 40_000 } } as const;
 export const PROGRESS_REPORTS = 3;
@@ -173,7 +174,10 @@ function growingUsage(random: Random): { usage: Usage; progress: Usage[] } {
     // leave room for the reports still to come
     outputs.push(random.int(after + 1, LIMITS.output_tokens! - (PROGRESS_REPORTS - 1 - k)));
   }
-  return { usage: { input_tokens: input, output_tokens: output }, progress: outputs.map((o) => ({ input_tokens: input, output_tokens: o })) };
+  return {
+    usage: { input_tokens: input, output_tokens: output },
+    progress: outputs.map((o) => ({ input_tokens: input, output_tokens: o })),
+  };
 }
 
 /**

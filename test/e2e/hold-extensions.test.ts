@@ -151,8 +151,13 @@ describe('automatic extension', () => {
     const submitted = await submit(w, { gpu_seconds: 100 }, { step: { gpu_seconds: 100 }, max_limits: { gpu_seconds: 500 } });
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
     const id = submitted.body.id as string;
+    const before = (await job(w, id)).hold_expires_at as string;
     await settleInOrder(w, id, [progress(w, id, { gpu_seconds: 50 })]);
     let view = await job(w, id);
+    // a settled progress report moves the hold's expiry to its commit + hold_ttl_seconds
+    expect(Date.parse(view.hold_expires_at)).toBeGreaterThan(Date.parse(before));
+    const holdRow = await db.pool.query<{ expires_at: Date }>('select expires_at from holds where job_id = $1', [id]);
+    expect(holdRow.rows[0]!.expires_at.toISOString()).toBe(view.hold_expires_at);
     // target 50 + 100 = 150 > 100: one step, to 200
     expect([view.reserved, view.limits, view.usage_so_far, view.hold_exhausted]).toEqual(['200.000000', { gpu_seconds: 200 }, { gpu_seconds: 50 }, null]);
 
@@ -230,6 +235,43 @@ describe('automatic extension', () => {
   });
 });
 
+describe('the batch path', () => {
+  it('settles a hot wallet of many growing jobs in batches, exactly: each job one extension from its report, its capture from the grown hold', async () => {
+    const w = await world('10000.00');
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const submitted = await submit(w, { gpu_seconds: 100 }, { step: { gpu_seconds: 100 }, max_limits: { gpu_seconds: 500 } });
+      expect(submitted.status).toBe(201);
+      ids.push(submitted.body.id);
+    }
+    // Everything accepted before a worker runs, so that the worker's claims take batches of many jobs.
+    for (const id of ids) expect((await deliver(server.url, w.provider, signDelivery(progress(w, id, { gpu_seconds: 150 })))).status).toBe(200);
+    for (const [i, id] of ids.entries())
+      expect((await deliver(server.url, w.provider, signDelivery(completion(w, id, { gpu_seconds: 200 + i })))).status).toBe(200);
+    const worker = runTally(['worker', '--concurrency', '4'], { DATABASE_URL: db.url, TALLY_POLL_INTERVAL_MS: '50' });
+    try {
+      await waitUntil(async () => {
+        const open = await db.pool.query<{ n: number }>(
+          `select count(*)::int as n from jobs where id = any($1::uuid[]) and state <> 'captured'`,
+          [ids],
+        );
+        return open.rows[0]!.n === 0;
+      }, 120_000);
+    } finally {
+      await worker.stop();
+    }
+    let captured = 0;
+    for (const [i, id] of ids.entries()) {
+      const view = await job(w, id);
+      // 150 + 100 = 250: limits 300 (two steps), the completion's 200 + i within them
+      expect([view.reserved, view.captured, view.extensions.length], id).toEqual(['300.000000', `${200 + i}.000000`, 1]);
+      captured += 200 + i;
+    }
+    expect((await wallet(w)).balance).toBe(`${10_000 - captured}.000000`);
+    expect((await wallet(w)).reserved).toBe('0.000000');
+  });
+});
+
 describe('spend limits', () => {
   it("count an extension like a reservation: a tenant's is refused with 402 spend_limit_reached, a report's leaves the hold exhausted (spend_limit)", async () => {
     const w = await world('1000.00');
@@ -258,5 +300,26 @@ describe('reconciliation', () => {
       (e) => !['usage_exceeds_reservation', 'wallet_overdrawn'].includes(e.class),
     );
     expect(unexpected, JSON.stringify(unexpected, null, 1)).toEqual([]);
+  });
+
+  it('reports an extension record without its entries as extension_mismatch (a tampered database)', async () => {
+    const w = await world('1000.00');
+    const id = (await submit(w, { gpu_seconds: 100 })).body.id as string;
+    const key = `${w.tenantId}:${id}:extension:7`;
+    await db.pool.query(
+      `insert into job_extensions (job_id, tenant_id, version, settlement_key, amount, limits, source, allocation)
+       values ($1, $2, 7, $3, 5000000, '{"gpu_seconds": 105}', 'api', '[]')`,
+      [id, w.tenantId, key],
+    );
+    const run = await admin.post('/v1/reconciliation/runs', {});
+    const found = (run.body.exceptions as { class: string; objects: Record<string, string>; detail: Record<string, unknown> }[]).filter(
+      (e) => e.class === 'extension_mismatch',
+    );
+    expect(found).toEqual([
+      expect.objectContaining({
+        objects: { settlement_key: key, job_id: id, tenant_id: w.tenantId },
+        detail: { recorded: '5.000000', entries: null, fault: 'extension_without_entries' },
+      }),
+    ]);
   });
 });
