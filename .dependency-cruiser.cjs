@@ -61,9 +61,10 @@ module.exports = {
     {
       name: 'pure-imports-only-pure',
       severity: 'error',
-      comment: 'money/, pricing/, lifecycle/ and funds/posting/ import only each other: everything else in src/ does I/O or knows about it.',
+      comment:
+        "money/, pricing/, lifecycle/ and funds/posting/ import only each other: everything else in src/ does I/O or knows about it. plants.ts is pure too (false, always, in every build Tally ships: the simulation's planted bugs, issue 36)",
       from: { path: PURE },
-      to: { path: '^src/', pathNot: PURE },
+      to: { path: '^src/', pathNot: `${PURE}|^src/plants\\.ts$` },
     },
     {
       name: 'pure-imports-no-io',

@@ -5,6 +5,7 @@ import { refused, type Decision, type Extension, type Intent } from '../lifecycl
 import { formatAmount } from '../money/index.js';
 import { enqueueMessages } from '../outbound/enqueue.js';
 import { failpoint } from '../failpoints.js';
+import { planted } from '../plants.js';
 import { findHolds } from './hold.js';
 import type { LockedJob } from './locked-job.js';
 
@@ -44,7 +45,8 @@ export async function holdExtension(tx: Queryable, job: LockedJob, extension: Ex
       },
     ],
     // A terminal event's extension counts toward the spend limits and may exceed them.
-    { ...(extension.mayOwe ? {} : { guard: { currency: row.currency, requested: extension.amount } }), overdraft: 'raise' },
+    // (the simulation's planted bug, extension_not_counted: no guard, past the spend limits)
+    { ...(extension.mayOwe || planted('extension_not_counted') ? {} : { guard: { currency: row.currency, requested: extension.amount } }), overdraft: 'raise' },
   );
   const allocation = applied![0]!.rows.map((entry) => ({ grant_id: entry.grant_id, amount: entry.amount.toString(), entry_id: entry.id }));
   const owed = applied![0]!.rows.reduce((sum, entry) => (entry.grant_id === null ? sum + entry.amount : sum), 0n);

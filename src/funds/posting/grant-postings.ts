@@ -1,3 +1,4 @@
+import { planted } from '../../plants.js';
 import { unheld } from './order.js';
 import type { JobFunding, Micros, PostingResult, WalletFunds } from './types.js';
 import { Working, min } from './working.js';
@@ -35,6 +36,8 @@ export function postExpiry(wallet: WalletFunds, job: JobFunding, grantId: string
   if (grant.expiresAt === null || now < grant.expiresAt) return { ok: false, refusal: { reason: 'expiry_not_due', grantId } };
   const lapsing = unheld(grant);
   work.move('grant_expiry', 'posted', { grant: grantId }, 'breakage', lapsing);
+  // the simulation's planted bug: the expiry posted twice
+  if (planted('expiry_posted_twice')) work.move('grant_expiry', 'posted', { grant: grantId }, 'breakage', lapsing);
   work.update(grantId, { expiryPosted: true, expiredAmount: grant.expiredAmount + lapsing });
   return work.done(job);
 }

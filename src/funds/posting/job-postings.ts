@@ -1,3 +1,4 @@
+import { planted } from '../../plants.js';
 import { availableAt, canFund, drawDownOrder, fundableGrants, unheld } from './order.js';
 import type { Draw, ExtensionPiece, JobFunding, Micros, PostingResult, Share, WalletFunds } from './types.js';
 import { Working, min } from './working.js';
@@ -90,8 +91,10 @@ export function postCapture(
     capturedOf.set(piece.grantId, (capturedOf.get(piece.grantId) ?? 0n) + take);
     left -= take;
   }
-  const shares = job.shares.map((share) => {
+  const shares = job.shares.map((share, i) => {
     const captured = capturedOf.get(share.grantId) ?? 0n;
+    // the simulation's planted bug: a release that forgets its last share
+    if (type === 'release' && i === job.shares.length - 1 && planted('release_forgets_share')) return share;
     const returned = share.held - captured;
     work.move('capture', 'post_pending', { grant: share.grantId }, 'revenue', captured);
     work.move(type === 'capture' ? 'release_remainder' : 'release', 'void_pending', { grant: share.grantId }, 'revenue', returned);

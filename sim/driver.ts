@@ -1,0 +1,268 @@
+import { randomUUID } from 'node:crypto';
+import type { Api, Reply } from './client.js';
+import { Model, ModelDisagrees } from './model.js';
+import { SIM_CURRENCY, SIM_MODEL, SIM_UNIT_PRICES, type Answer, type Op } from './ops.js';
+import { ADMIN_TOKEN } from './world.js';
+
+/**
+ * Performs ops against Tally and hands each answer to the model: the ops of one wallet one
+ * after another (an event op returns once the job's events are settled), wallets at the same
+ * time. What disagrees — an answer the model refuses, an answer the driver itself can tell is
+ * wrong (a duplicate not absorbed, a forgery accepted) — becomes a Disagreement with the step.
+ */
+
+export const PROVIDER = 'sim-provider';
+export const SECRET = 'whsec_c2ltdWxhdGlvbi1wcm92aWRlci1zZWNyZXQtMzJi';
+const FORGERY_SECRET = 'whsec_bm90LXRoZS1wcm92aWRlci1zZWNyZXQtYXQtYWxsISE=';
+
+export class Disagreement extends Error {
+  constructor(
+    readonly step: number,
+    readonly op: Op,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'Disagreement';
+  }
+}
+
+export interface Ids {
+  tenants: Map<string, { id: string; apiKey: string }>;
+  wallets: Map<string, { id: string; tenant: string }>;
+  grants: Map<string, { id: string; expiresAt: number | null }>;
+  jobs: Map<string, string>;
+}
+
+const SETTLED = new Set(['applied', 'no_effect', 'stale', 'dead']);
+
+function usageString(usage: Record<string, number> | undefined): string {
+  return Object.entries(SIM_UNIT_PRICES).map(([d]) => `${d}=${usage?.[d] ?? '-'}`).join(',');
+}
+
+export class Driver {
+  // the provider's cancel grace (setUp), so that the model releases a job when Tally does
+  readonly model = new Model({ cancelGraceMs: 3_600_000 });
+  readonly ids: Ids = { tenants: new Map(), wallets: new Map(), grants: new Map(), jobs: new Map() };
+  /** each op's answer, for the op log */
+  readonly answers: { step: number; op: Op; answer: Answer }[] = [];
+
+  constructor(private readonly api: Api) {}
+
+  async setUp(): Promise<void> {
+    const admin = (method: string, path: string, body: unknown) => this.api.call(method, path, ADMIN_TOKEN, body);
+    const provider = await admin('POST', '/v1/providers', { name: PROVIDER, kind: 'generic', secrets: [SECRET], policies: { cancel_grace_seconds: 3600 } });
+    if (provider.status !== 201) throw new Error(`provider: ${provider.status} ${JSON.stringify(provider.body)}`);
+    const unitPrices = Object.fromEntries(Object.entries(SIM_UNIT_PRICES).map(([d, micros]) => [d, (Number(micros) / 1e6).toFixed(2)]));
+    const price = await admin('PUT', `/v1/prices/${encodeURIComponent(SIM_MODEL)}`, { currency: SIM_CURRENCY, unit_prices: unitPrices });
+    if (price.status !== 201) throw new Error(`price: ${price.status} ${JSON.stringify(price.body)}`);
+  }
+
+  /** Waits until no op of `wallet` would fall within 2 s of one of its grants' expiry (the model's clock and the database's agree only so far). */
+  async clearOfExpiries(wallet: string): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      const close = [...this.ids.grants.entries()]
+        .filter(([name]) => this.grantWallet.get(name) === wallet)
+        .map(([, g]) => g.expiresAt)
+        .filter((at): at is number => at !== null && Math.abs(at - now) < 2_000);
+      if (close.length === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(...close) + 2_000 - now));
+    }
+  }
+
+  private readonly grantWallet = new Map<string, string>();
+
+  async perform(step: number, op: Op): Promise<void> {
+    if (op.kind === 'check') return;
+    if ('job' in op && op.kind !== 'submit' && !this.ids.jobs.has(op.job)) return; // refused at submission: nothing to act on
+    if ('wallet' in op) await this.clearOfExpiries(op.wallet);
+    const at = Date.now();
+    const answer = await this.call(step, op, at);
+    this.answers.push({ step, op, answer });
+    try {
+      this.model.apply(op, answer, at);
+    } catch (error) {
+      if (error instanceof ModelDisagrees) throw new Disagreement(step, op, error.message);
+      throw error;
+    }
+  }
+
+  private tenantOf(wallet: string) {
+    return this.ids.tenants.get(this.ids.wallets.get(wallet)!.tenant)!;
+  }
+
+  private async call(step: number, op: Exclude<Op, { kind: 'check' }>, at: number): Promise<Answer> {
+    const admin = (method: string, path: string, body: unknown, key?: string) => this.api.call(method, path, ADMIN_TOKEN, body, key);
+    const answerOf = (reply: Reply): Answer => ({ status: reply.status, ...(reply.body?.error?.code ? { code: reply.body.error.code as string } : {}) });
+    const expect = (reply: Reply, status: number, what: string) => {
+      if (reply.status !== status) throw new Disagreement(step, op, `${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
+      return reply;
+    };
+    switch (op.kind) {
+      case 'tenant': {
+        const tenant = expect(await admin('POST', '/v1/tenants', { name: `sim-${op.tenant}` }, `sim-tenant-${op.tenant}`), 201, 'tenant').body;
+        this.ids.tenants.set(op.tenant, { id: tenant.id, apiKey: tenant.api_key });
+        const wallet = expect(await this.api.call('POST', '/v1/wallets', tenant.api_key, { currency: SIM_CURRENCY }, `sim-wallet-${op.wallet}`), 201, 'wallet').body;
+        this.ids.wallets.set(op.wallet, { id: wallet.id, tenant: op.tenant });
+        return { status: 201 };
+      }
+      case 'credit': {
+        const reply = await admin('POST', `/v1/wallets/${this.ids.wallets.get(op.wallet)!.id}/credits`, { amount: formatMicros(op.amount) }, `sim-credit-${op.grant}`);
+        if (reply.status === 201) this.remember(op.grant, op.wallet, reply.body.grant_id, null);
+        return answerOf(reply);
+      }
+      case 'grant': {
+        const expiresAt = op.expiresInMs === null ? null : at + op.expiresInMs;
+        const reply = await admin(
+          'POST',
+          `/v1/wallets/${this.ids.wallets.get(op.wallet)!.id}/grants`,
+          {
+            amount: formatMicros(op.amount),
+            category: op.category,
+            priority: op.priority,
+            ...(expiresAt === null ? {} : { expires_at: new Date(expiresAt).toISOString() }),
+          },
+          `sim-grant-${op.grant}`,
+        );
+        if (reply.status === 201) this.remember(op.grant, op.wallet, reply.body.id, expiresAt);
+        return answerOf(reply);
+      }
+      case 'void_grant':
+        return answerOf(await admin('POST', `/v1/grants/${this.ids.grants.get(op.grant)!.id}/void`, { note: `sim step ${step}` }));
+      case 'spend_limit': {
+        const tenant = this.ids.tenants.get(op.tenant)!;
+        return answerOf(await admin('PUT', `/v1/tenants/${tenant.id}/spend-limits`, { currency: SIM_CURRENCY, period: 'day', amount: formatMicros(op.amount) }));
+      }
+      case 'submit': {
+        const tenant = this.tenantOf(op.wallet);
+        const reply = await this.api.call(
+          'POST',
+          '/v1/jobs',
+          tenant.apiKey,
+          {
+            wallet_id: this.ids.wallets.get(op.wallet)!.id,
+            model: SIM_MODEL,
+            provider: PROVIDER,
+            limits: op.limits,
+            ...(op.autoExtend ? { auto_extend: op.autoExtend } : {}),
+          },
+          `sim-submit-${op.job}`,
+        );
+        if (reply.status === 201) this.ids.jobs.set(op.job, reply.body.id);
+        return answerOf(reply);
+      }
+      case 'event':
+        return this.event(step, op);
+      case 'extend': {
+        const tenant = this.tenantOf(op.wallet);
+        const key = `sim-extend-${step}`;
+        let first: Reply | null = null;
+        for (let copy = 0; copy < op.copies; copy++) {
+          const reply = await this.api.call('POST', `/v1/jobs/${this.ids.jobs.get(op.job)}/extensions`, tenant.apiKey, { add: op.add }, key);
+          if (first === null) first = reply;
+          // a stored answer replays as it was; a 402 is not stored, and the same key may answer otherwise later — never here, nothing changed between the copies
+          else if (reply.status !== first.status) throw new Disagreement(step, op, `the same Idempotency-Key answered ${first.status}, then ${reply.status}`);
+        }
+        return answerOf(first!);
+      }
+      case 'cancel': {
+        const tenant = this.tenantOf(op.wallet);
+        return answerOf(await this.api.call('POST', `/v1/jobs/${this.ids.jobs.get(op.job)}/cancel`, tenant.apiKey));
+      }
+      case 'race_extend_complete': {
+        const tenant = this.tenantOf(op.wallet);
+        const jobId = this.ids.jobs.get(op.job)!;
+        const [, extension] = await Promise.all([
+          this.deliverOnce(step, op, jobId, 'job.completed', { usage: op.usage }),
+          this.api.call('POST', `/v1/jobs/${jobId}/extensions`, tenant.apiKey, { add: op.add }, `sim-race-${step}`),
+        ]);
+        await this.settled(step, op, jobId);
+        return answerOf(extension);
+      }
+      case 'race_cancel_complete': {
+        const tenant = this.tenantOf(op.wallet);
+        const jobId = this.ids.jobs.get(op.job)!;
+        const [, cancel] = await Promise.all([
+          this.deliverOnce(step, op, jobId, 'job.completed', { usage: op.usage }),
+          this.api.call('POST', `/v1/jobs/${jobId}/cancel`, tenant.apiKey),
+        ]);
+        await this.settled(step, op, jobId);
+        return answerOf(cancel);
+      }
+    }
+  }
+
+  private remember(grant: string, wallet: string, id: string, expiresAt: number | null): void {
+    this.ids.grants.set(grant, { id, expiresAt });
+    this.grantWallet.set(grant, wallet);
+  }
+
+  private body(jobId: string, type: string, fields: { usage?: Record<string, number>; correction?: number }): string {
+    return JSON.stringify({
+      type,
+      data: { job_id: jobId, model: SIM_MODEL, currency: SIM_CURRENCY, ...fields, amount: '999.99' }, // an amount is never charged
+    });
+  }
+
+  private async deliverOnce(step: number, op: Op, jobId: string, type: string, fields: { usage?: Record<string, number>; correction?: number }): Promise<void> {
+    const reply = await this.api.deliver(PROVIDER, SECRET, `msg_${randomUUID()}`, this.body(jobId, type, fields));
+    if (reply.status !== 200 || reply.body?.status !== 'accepted') throw new Disagreement(step, op, `a new event: ${reply.status} ${JSON.stringify(reply.body)}`);
+  }
+
+  /** Every copy of one event: the first genuine delivery, then its duplicates, a re-emission, a forgery and a conflict at once. */
+  private async event(step: number, op: Extract<Op, { kind: 'event' }>): Promise<Answer> {
+    const jobId = this.ids.jobs.get(op.job)!;
+    const fields = { ...(op.usage ? { usage: op.usage } : {}), ...(op.correction ? { correction: op.correction } : {}) };
+    const body = this.body(jobId, op.type, fields);
+    const id = `msg_sim_${step}_${randomUUID().slice(0, 8)}`;
+    const first = await this.api.deliver(PROVIDER, SECRET, id, body);
+    if (first.status !== 200 || first.body?.status !== 'accepted') throw new Disagreement(step, op, `first delivery: ${first.status} ${JSON.stringify(first.body)}`);
+    const others: Promise<void>[] = [];
+    const check = (what: string, reply: Promise<Reply>, ok: (r: Reply) => boolean) =>
+      others.push(
+        reply.then((r) => {
+          if (!ok(r)) throw new Disagreement(step, op, `${what} (${usageString(op.usage)}): ${r.status} ${JSON.stringify(r.body)}`);
+        }),
+      );
+    for (let copy = 1; copy < op.copies; copy++)
+      check('a duplicate', this.api.deliver(PROVIDER, SECRET, id, body), (r) => r.status === 200 && r.body?.status === 'already_accepted');
+    if (op.reemit) check('a re-emission', this.api.deliver(PROVIDER, SECRET, `${id}_re`, body), (r) => r.status === 200 && r.body?.status === 'accepted');
+    if (op.forged) check('a forgery', this.api.deliver(PROVIDER, FORGERY_SECRET, `${id}_forged`, body), (r) => r.status === 401);
+    if (op.conflicting)
+      check(
+        'a conflicting body under the same id',
+        this.api.deliver(PROVIDER, SECRET, id, this.body(jobId, op.type, { ...fields, correction: (op.correction ?? 0) + 1000 })),
+        (r) => r.status === 409 && r.body?.error?.code === 'event_key_conflict',
+      );
+    await Promise.all(others);
+    await this.settled(step, op, jobId);
+    return { status: 200 };
+  }
+
+  /** Until every accepted event of the job is settled (a dead letter is a finding). */
+  async settled(step: number, op: Op, jobId: string): Promise<void> {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const view = await this.api.call('GET', `/v1/jobs/${jobId}`, ADMIN_TOKEN);
+      const events = (view.body?.events ?? []) as { event_key: string; state: string; last_error?: string }[];
+      const dead = events.find((e) => e.state === 'dead');
+      if (dead) throw new Disagreement(step, op, `event ${dead.event_key} was dead-lettered: ${dead.last_error ?? ''}`);
+      if (view.status === 200 && events.every((e) => SETTLED.has(e.state))) return;
+      if (Date.now() > deadline) throw new Disagreement(step, op, `the job's events did not settle in 120 s: ${JSON.stringify(events)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+export function formatMicros(micros: bigint): string {
+  const sign = micros < 0n ? '-' : '';
+  const abs = micros < 0n ? -micros : micros;
+  return `${sign}${abs / 1_000_000n}.${(abs % 1_000_000n).toString().padStart(6, '0')}`;
+}
+
+export function parseMicros(amount: string): bigint {
+  const negative = amount.startsWith('-');
+  const [units, decimals = ''] = (negative ? amount.slice(1) : amount).split('.');
+  const micros = BigInt(units!) * 1_000_000n + BigInt(decimals.padEnd(6, '0'));
+  return negative ? -micros : micros;
+}

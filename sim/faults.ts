@@ -1,0 +1,93 @@
+import type pg from 'pg';
+import { Random } from './random.js';
+import type { TallyProcess } from './world.js';
+
+/**
+ * The faults of a run (--faults), drawn from the seed: which fault and how long until the
+ * next. They happen to the real processes and connections — a SIGKILL of a worker or of
+ * `serve` (started again a moment later), a worker started with a failpoint so that it
+ * kills itself at a named instant of a settlement, and `pg_terminate_backend` on Tally's
+ * connections. Paused around quiescent checks (every process up).
+ */
+
+export const FAULT_KINDS = ['kill_worker', 'kill_serve', 'failpoint', 'terminate_backends'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+const FAILPOINTS = ['worker.after_claim', 'settle.before_commit', 'settle.after_extension', 'worker.after_commit'];
+
+export class Faults {
+  readonly counts: Record<FaultKind, number> = { kill_worker: 0, kill_serve: 0, failpoint: 0, terminate_backends: 0 };
+  private readonly random: Random;
+  private paused = 0;
+  private stopped = false;
+  private loop: Promise<void> | null = null;
+
+  constructor(
+    seed: number,
+    private readonly serve: TallyProcess,
+    private readonly workers: TallyProcess[],
+    private readonly pool: pg.Pool,
+  ) {
+    this.random = new Random(seed ^ 0xfa17);
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.loop;
+  }
+
+  /** Runs `task` with no fault starting meanwhile, every process up. */
+  async quiet<T>(task: () => Promise<T>): Promise<T> {
+    this.paused++;
+    try {
+      await this.revive();
+      return await task();
+    } finally {
+      this.paused--;
+    }
+  }
+
+  /** Starts again whatever died (a killed process, a failpoint's SIGKILL), without failpoints. */
+  async revive(): Promise<void> {
+    for (const process of [this.serve, ...this.workers]) if (!process.running) process.start();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      await new Promise((resolve) => setTimeout(resolve, this.random.int(300, 2_500)));
+      await this.revive();
+      if (this.paused > 0 || this.stopped) continue;
+      const kind = this.random.pick(FAULT_KINDS);
+      this.counts[kind]++;
+      switch (kind) {
+        case 'kill_worker':
+          await this.random.pick(this.workers).kill('SIGKILL');
+          break;
+        case 'kill_serve':
+          await this.serve.kill('SIGKILL');
+          await new Promise((resolve) => setTimeout(resolve, this.random.int(100, 800)));
+          this.serve.start();
+          break;
+        case 'failpoint': {
+          const worker = this.random.pick(this.workers);
+          await worker.kill('SIGKILL');
+          worker.start({ TALLY_FAILPOINTS: this.random.pick(FAILPOINTS) });
+          break;
+        }
+        case 'terminate_backends':
+          await this.pool
+            .query(
+              `select pg_terminate_backend(pid) from pg_stat_activity
+               where datname = current_database() and pid <> pg_backend_pid() and application_name like 'tally%' and application_name <> 'tally-sim'
+               order by random() limit 3`,
+            )
+            .catch(() => {});
+          break;
+      }
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The operations of the whole-service simulation (issue 36), as the generator draws them
+ * from the seed and the driver performs them over Tally's HTTP API and signed webhooks.
+ * Names (`tenant`, `wallet`, `grant`, `job`) are the simulation's own labels ("t3",
+ * "w3", "g7", "j12"); the driver maps them to Tally's ids. Amounts are bigint micro-units
+ * (1.000000 = 1_000_000n), usage is integer units. Nothing here imports src/.
+ *
+ * Execution discipline (what makes a reference model possible): the ops of one wallet
+ * (its credits, grants, jobs, events and extensions) are performed one after another, and
+ * an event op returns only once the job's accepted events are all settled; different
+ * wallets run at the same time. The only same-wallet concurrency is the `race_*` ops,
+ * whose outcome the contract leaves to the job's lock: the model accepts either allowed
+ * outcome, as Tally answered, and checks its consequences.
+ */
+
+/** The one model every job runs: its price per 1,000,000 units of each dimension (micro-units per million units). */
+export const SIM_MODEL = 'sim/gpu';
+export const SIM_CURRENCY = 'USD';
+/** 0.002 per gpu_second, 0.000003 per input token: 2,000.00 and 3.00 per million units */
+export const SIM_UNIT_PRICES: Readonly<Record<string, bigint>> = { gpu_seconds: 2_000_000_000n, input_tokens: 3_000_000n };
+
+export type Usage = Readonly<Record<string, number>>;
+
+export interface AutoExtendRule {
+  step: Usage;
+  max_limits: Usage;
+}
+
+export type ProviderEventType = 'job.started' | 'job.progress' | 'job.completed' | 'job.failed' | 'job.canceled' | 'job.usage_corrected';
+
+export type Op =
+  /** a tenant with one USD wallet (POST /v1/tenants, POST /v1/wallets) */
+  | { kind: 'tenant'; tenant: string; wallet: string }
+  /** POST /v1/wallets/{id}/credits: a paid grant of priority 50, no expiry, effective at once */
+  | { kind: 'credit'; wallet: string; grant: string; amount: bigint }
+  /** POST /v1/wallets/{id}/grants, effective at once; expiresInMs: its expires_at is that long after the op starts (null: none) */
+  | {
+      kind: 'grant';
+      wallet: string;
+      grant: string;
+      amount: bigint;
+      category: 'paid' | 'promotional';
+      priority: number;
+      expiresInMs: number | null;
+    }
+  /** POST /v1/grants/{id}/void */
+  | { kind: 'void_grant'; wallet: string; grant: string }
+  /** PUT /v1/tenants/{id}/spend-limits, period day, in USD */
+  | { kind: 'spend_limit'; tenant: string; wallet: string; amount: bigint }
+  /** POST /v1/jobs (answers 201, or 402 insufficient_funds / spend_limit_reached) */
+  | { kind: 'submit'; wallet: string; job: string; limits: Usage; autoExtend: AutoExtendRule | null }
+  /**
+   * A provider event of the job, through the generic provider's signed webhook: `copies`
+   * deliveries under one webhook-id (1: no duplicate), `reemit` once more under a new id,
+   * `forged` a copy with a wrong signature (401), `conflicting` a different body under the
+   * first id (409 event_key_conflict). Returns once every accepted event of the job is settled.
+   */
+  | {
+      kind: 'event';
+      wallet: string;
+      job: string;
+      type: ProviderEventType;
+      usage?: Usage;
+      correction?: number;
+      copies: number;
+      reemit: boolean;
+      forged: boolean;
+      conflicting: boolean;
+    }
+  /** POST /v1/jobs/{id}/extensions with one Idempotency-Key, sent `copies` times one after another (the later ones replay) */
+  | { kind: 'extend'; wallet: string; job: string; add: Usage; copies: number }
+  /** POST /v1/jobs/{id}/cancel */
+  | { kind: 'cancel'; wallet: string; job: string }
+  /** an extension and the completion at once: the job's lock orders them (201 then captured from the grown hold, or 409 job_terminal) */
+  | { kind: 'race_extend_complete'; wallet: string; job: string; add: Usage; usage: Usage }
+  /** the tenant's cancel and the completion at once: the completion is accepted, so it wins (captured) */
+  | { kind: 'race_cancel_complete'; wallet: string; job: string; usage: Usage }
+  /** a quiescent point: every accepted event settled, then every wallet, grant and job compared with the model */
+  | { kind: 'check' };
+
+/** What Tally answered to an op, as the driver hands it to the model. */
+export interface Answer {
+  /** HTTP status of the op's main call (for `event`: of the first genuine delivery; for `race_*`: of the API call) */
+  status: number;
+  /** the error code, when the status is an error */
+  code?: string;
+}
