@@ -7393,7 +7393,7 @@ export interface operations {
                 starting_after?: string;
                 /** @description an object id: the page of objects before it (newer) */
                 ending_before?: string;
-                class?: "terminal_job_without_settlement" | "settlement_without_entries" | "hold_captured_and_released" | "hold_open_past_expiry" | "event_stuck" | "event_dead" | "projection_drift" | "currency_sum_nonzero" | "usage_mismatch" | "event_key_conflict" | "event_mismatch" | "late_success_after_release" | "late_usage_after_release" | "usage_exceeds_reservation" | "wallet_overdrawn" | "running_balance_drift" | "spend_period_drift" | "grant_drift" | "grant_expiry_overdue" | "allocation_mismatch" | "payment_mismatch" | "payment_not_credited" | "payment_event_stuck" | "recharge_unresolved";
+                class?: "terminal_job_without_settlement" | "settlement_without_entries" | "hold_captured_and_released" | "hold_open_past_expiry" | "event_stuck" | "event_dead" | "projection_drift" | "currency_sum_nonzero" | "usage_mismatch" | "event_key_conflict" | "event_mismatch" | "late_success_after_release" | "late_usage_after_release" | "usage_exceeds_reservation" | "wallet_overdrawn" | "running_balance_drift" | "spend_period_drift" | "grant_drift" | "grant_expiry_overdue" | "allocation_mismatch" | "extension_mismatch" | "payment_mismatch" | "payment_not_credited" | "payment_event_stuck" | "recharge_unresolved";
                 status?: "open" | "resolved" | "cleared";
                 /** @description the admin: only this tenant's objects; a tenant key may name only its own tenant (any other is 403) */
                 tenant_id?: string;

@@ -38,6 +38,7 @@ export const DISTRIBUTED_TABLES = {
   ledger_entries: "immutable transfers between one tenant's accounts",
   hold_shares: "a hold's split across its wallet's grants",
   adjustment_draws: "what a job's adjustments took from its wallet's grants",
+  job_extensions: "a job's hold extensions, settled with the job",
   webhook_events: "the outbox of provider events: each is about one tenant's job, settled in that job's transaction",
   delivery_attempts: "a provider event's repeats, conflicts and mismatches, each naming its job, so with the job's tenant",
   alerts: 'raised by a settlement (or an endpoint of the tenant) and shown on the job',

@@ -111,8 +111,10 @@ export async function lockWalletFunds(
   owner?: { tenantId: string; currency: string },
   /** grants to read whatever they hold (a void or an expiry of a depleted grant) */
   grantIds: readonly string[] = [],
+  /** the jobs of `jobIds` whose hold has extensions (their pieces are read; no other job has any) */
+  extendedJobIds: readonly string[] = [],
 ): Promise<LockedFunds | null> {
-  return (await lockAndLoad(tx, [walletId], jobIds, grantIds, owner)).get(walletId) ?? null;
+  return (await lockAndLoad(tx, [walletId], jobIds, grantIds, owner, undefined, extendedJobIds)).get(walletId) ?? null;
 }
 
 /**
@@ -125,8 +127,10 @@ export async function lockWalletsFunds(
   walletIds: readonly string[],
   jobIds: readonly string[],
   tenantId?: string,
+  /** the jobs of `jobIds` whose hold has extensions (their pieces are read; no other job has any) */
+  extendedJobIds: readonly string[] = [],
 ): Promise<Map<string, LockedFunds>> {
-  return lockAndLoad(tx, walletIds, jobIds, [], undefined, tenantId);
+  return lockAndLoad(tx, walletIds, jobIds, [], undefined, tenantId, extendedJobIds);
 }
 
 async function lockAndLoad(
@@ -136,6 +140,7 @@ async function lockAndLoad(
   grantIds: readonly string[],
   owner?: { tenantId: string; currency: string },
   tenantId?: string,
+  extendedJobIds: readonly string[] = [],
 ): Promise<Map<string, LockedFunds>> {
   // ORDER BY runs before FOR NO KEY UPDATE takes the locks: they are taken in id order.
   const wallets = await tx.query<{ id: string; tenant_id: string; currency: string; debt: bigint }>({
@@ -150,6 +155,7 @@ async function lockAndLoad(
   const tenants = new Set(wallets.rows.map((w) => w.tenant_id));
   const tenant = tenants.size === 1 ? [...tenants][0]! : null;
   const pin = (alias: string) => (tenant === null ? '' : `${alias}tenant_id = $4 and `);
+  const extended = extendedJobIds.length > 0;
   const result = await tx.query<{
     now: string;
     grants: { wallet_id: string; grants: GrantJson[] }[];
@@ -157,7 +163,7 @@ async function lockAndLoad(
     extensions: ExtensionJson[];
     draws: DrawJson[];
   }>({
-    name: tenant === null ? 'load_wallets_funds' : 'load_tenant_wallets_funds',
+    name: `${tenant === null ? 'load_wallets_funds' : 'load_tenant_wallets_funds'}${extended ? '_extended' : ''}`,
     text: `with funded as (
         select hs.grant_id from hold_shares hs where ${pin('hs.')}hs.job_id = any($2::uuid[])
         union select ad.grant_id from adjustment_draws ad where ${pin('ad.')}ad.job_id = any($2::uuid[]) and ad.grant_id is not null
@@ -172,13 +178,18 @@ async function lockAndLoad(
             'captured', s.captured::text, 'returned', s.returned::text, 'refunded', s.refunded::text, 'pending_entry_id', s.pending_entry_id)
             order by s.job_id, s.position)
           from hold_shares s where ${pin('s.')}s.job_id = any($2::uuid[])), '[]') as shares,
-        coalesce((select jsonb_agg(jsonb_build_object('job_id', x.job_id, 'version', x.version, 'allocation', x.allocation)
+        ${
+          // read only for holds that have extensions: a plain job's settlement reads no more than before
+          extended
+            ? `coalesce((select jsonb_agg(jsonb_build_object('job_id', x.job_id, 'version', x.version, 'allocation', x.allocation)
             order by x.job_id, x.version)
-          from job_extensions x where ${pin('x.')}x.job_id = any($2::uuid[])), '[]') as extensions,
+          from job_extensions x where ${pin('x.')}x.job_id = any($${tenant === null ? 4 : 5}::uuid[])), '[]')`
+            : `'[]'::jsonb`
+        } as extensions,
         coalesce((select jsonb_agg(jsonb_build_object('job_id', d.job_id, 'version', d.version, 'grant_id', d.grant_id,
             'amount', d.amount::text, 'refunded', d.refunded::text) order by d.job_id, d.version, d.position)
           from adjustment_draws d where ${pin('d.')}d.job_id = any($2::uuid[])), '[]') as draws`,
-    values: [wallets.rows.map((w) => w.id), jobIds, grantIds, ...(tenant === null ? [] : [tenant])],
+    values: [wallets.rows.map((w) => w.id), jobIds, grantIds, ...(tenant === null ? [] : [tenant]), ...(extended ? [extendedJobIds] : [])],
   });
   const row = result.rows[0]!;
   const jobs = new Map<string, JobFunding>();

@@ -78,10 +78,14 @@ export async function loadJobDetails(db: Queryable, job: JobRow): Promise<JobDet
     [job.id],
   );
   const funding = await readJobFunding(db, job.id);
-  const extensions = await db.query<JobDetails['extensions'][number]>(
-    'select version, settlement_key, amount, limits, source, created_at from job_extensions where tenant_id = $2 and job_id = $1 order by version',
-    [job.id, job.tenant_id],
-  );
+  // a job's extensions are numbered 1…extension_count: none to read for a hold that never grew
+  const extensions =
+    (job.extension_count ?? 0) > 0
+      ? await db.query<JobDetails['extensions'][number]>(
+          'select version, settlement_key, amount, limits, source, created_at from job_extensions where tenant_id = $2 and job_id = $1 order by version',
+          [job.id, job.tenant_id],
+        )
+      : { rows: [] };
   return {
     job,
     priceVersion: price.rows[0]!.version,

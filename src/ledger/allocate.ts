@@ -7,6 +7,8 @@ import type { PlannedIntent } from './plan-intent.js';
 export interface FundedDecision {
   job: { row: { id: string; tenant_id: string } };
   plans: readonly PlannedIntent[];
+  /** N of the job's latest extension once the decision is written (0: its hold never grew) */
+  decision: { growth: { extensionCount: number } };
 }
 
 /**
@@ -23,7 +25,8 @@ export async function postingsOfDecisions(
 ): Promise<WalletPostings[]> {
   const jobIds = [...new Set([...byWallet.values()].flat().map((w) => w.job.row.id))];
   const tenants = new Set([...byWallet.values()].flat().map((w) => w.job.row.tenant_id));
-  const lockedAll = await lockWalletsFunds(tx, [...byWallet.keys()], jobIds, tenants.size === 1 ? [...tenants][0] : undefined);
+  const extended = [...byWallet.values()].flat().filter((w) => w.decision.growth.extensionCount > 0).map((w) => w.job.row.id);
+  const lockedAll = await lockWalletsFunds(tx, [...byWallet.keys()], jobIds, tenants.size === 1 ? [...tenants][0] : undefined, extended);
   const wallets: WalletPostings[] = [];
   for (const [walletId, decisions] of byWallet) {
     const locked = lockedAll.get(walletId);

@@ -21,7 +21,14 @@ import type { LockedJob } from './locked-job.js';
 export async function holdExtension(tx: Queryable, job: LockedJob, extension: Extension): Promise<void> {
   const { row } = job;
   const hold = (await findHolds(tx, [row.id], row.tenant_id)).get(row.id)!;
-  const locked = await lockWalletFunds(tx, row.wallet_id, [row.id], { tenantId: row.tenant_id, currency: row.currency });
+  const locked = await lockWalletFunds(
+    tx,
+    row.wallet_id,
+    [row.id],
+    { tenantId: row.tenant_id, currency: row.currency },
+    [],
+    (job.view.extensionCount ?? 0) > 0 ? [row.id] : [],
+  );
   if (locked === null) throw new WalletNotFound(row.wallet_id);
   const posting = post(locked.funds, locked.jobs.get(row.id) ?? NO_FUNDING, {
     kind: 'extension',

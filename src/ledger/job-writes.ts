@@ -35,9 +35,10 @@ export async function insertJob(tx: Queryable, job: NewJob): Promise<JobRow> {
   if (job.providerJobRef !== null) await refuseRefOfAnotherTenant(tx, job.provider, job.providerJobRef, job.tenantId);
   const inserted = await tx
     .query<JobRow>(
+      // auto_extend only when there is one: a job without it is the row of every schema since 0001
       `insert into jobs (id, tenant_id, wallet_id, provider, provider_job_ref, model, currency, price_version_id,
-                       limits, state, reserved, hold_expires_at, metadata, auto_extend)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, now() + make_interval(secs => $11), $12, $13)
+                       limits, state, reserved, hold_expires_at, metadata${job.autoExtend === null ? '' : ', auto_extend'})
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserved', $10, now() + make_interval(secs => $11), $12${job.autoExtend === null ? '' : ', $13'})
      returning *`,
       [
         job.id,
@@ -52,7 +53,7 @@ export async function insertJob(tx: Queryable, job: NewJob): Promise<JobRow> {
         job.reserved.toString(),
         job.holdTtlSeconds,
         JSON.stringify(job.metadata),
-        job.autoExtend === null ? null : JSON.stringify(job.autoExtend),
+        ...(job.autoExtend === null ? [] : [JSON.stringify(job.autoExtend)]),
       ],
     )
     .catch((error: unknown) => {

@@ -174,7 +174,7 @@ export function growthChanged(job: LockedJob, growth: Growth): boolean {
   const { view } = job;
   return (
     growth.reserved !== job.row.reserved ||
-    growth.extensionCount !== job.row.extension_count ||
+    growth.extensionCount !== (job.row.extension_count ?? 0) ||
     growth.usageSoFar !== (view.usageSoFar ?? null) ||
     growth.limits !== view.limits ||
     growth.holdExhausted !== (view.holdExhausted ?? null) ||

@@ -6,7 +6,7 @@ import { withTransaction } from '../../src/db/transaction.js';
 import { newId } from '../../src/ids.js';
 import { persistDeliveries } from '../../src/queue/index.js';
 import { settle } from '../../src/ledger/settle.js';
-import { fileDatabase, migrateBefore, migrationsThrough } from '../support/older-schema.js';
+import { fileDatabase, reconnected, migrateBefore, migrationsThrough } from '../support/older-schema.js';
 import { createWorld, submitWorldJob, type World } from '../support/fixtures.js';
 import { distributionProblems } from '../support/citus-catalog.js';
 import { ledgerViolations } from '../support/invariants.js';
@@ -171,19 +171,20 @@ describe('migration 0023 on rows written before it', () => {
     // The later migrations; the catalog is ready for Citus after them too.
     await migrate(pool);
     expect(await distributionProblems(pool)).toEqual([]);
+    const fresh = reconnected(pool);
 
     // The new code over the old rows: a hold reserved before is captured, one released; a
     // repeat of an old event is recorded with its tenant; the ledger's invariants hold.
-    const result = await settle(pool, { jobId: open.id, event: { type: 'job.completed', usage: { input_tokens: 10 } } });
+    const result = await settle(fresh, { jobId: open.id, event: { type: 'job.completed', usage: { input_tokens: 10 } } });
     expect(result.jobState).toBe('captured');
-    expect((await settle(pool, { jobId: later.id, event: { type: 'job.failed' } })).jobState).toBe('released');
+    expect((await settle(fresh, { jobId: later.id, event: { type: 'job.failed' } })).jobState).toBe('released');
     const old = (
-      await pool.query<{ provider: string; event_key: string }>('select provider, event_key from webhook_events where job_id = $1', [
+      await fresh.query<{ provider: string; event_key: string }>('select provider, event_key from webhook_events where job_id = $1', [
         captured.id,
       ])
     ).rows[0]!;
     await persistDeliveries(
-      pool,
+      fresh,
       [],
       [
         {
@@ -199,7 +200,7 @@ describe('migration 0023 on rows written before it', () => {
     );
     // Its deliveries: the old event (its accepted attempt gone with 0026), the old repeat
     // and this one, both attempts of the job's tenant.
-    expect((await jobDeliveries(pool, captured.id)).map((d) => [d.event_key, d.outcome])).toEqual([
+    expect((await jobDeliveries(fresh, captured.id)).map((d) => [d.event_key, d.outcome])).toEqual([
       [old.event_key, 'accepted'],
       [old.event_key, 'already_accepted'],
       [old.event_key, 'already_accepted'],
@@ -207,6 +208,6 @@ describe('migration 0023 on rows written before it', () => {
     expect(await tenantsOf(`select tenant_id from delivery_attempts where job_id = '${captured.id}' order by received_at`)).toEqual(
       Array(2).fill({ tenant_id: world.tenantId }),
     );
-    expect(await ledgerViolations(pool)).toEqual({});
+    expect(await ledgerViolations(fresh)).toEqual({});
   });
 });

@@ -19,12 +19,27 @@ export async function fileDatabase(prefix: string): Promise<Pool> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   await admin.query(`create database ${name}`);
   const pool = createPool(withDatabase(inject('databaseUrl'), name), { max: 4 });
+  urls.set(pool, withDatabase(inject('databaseUrl'), name));
   afterAll(async () => {
     await pool.end();
     await admin.query(`drop database ${name} with (force)`);
     await admin.end();
   });
   return pool;
+}
+
+const urls = new WeakMap<Pool, string>();
+
+/**
+ * New connections to a fileDatabase, for the code that runs after a migration: a connection
+ * that prepared `select j.*` before a migration added columns to jobs refuses to run it
+ * again ("cached plan must not change result type"), as a server started before a migration
+ * would; Tally's servers migrate as they start, so the new code always has new connections.
+ */
+export function reconnected(pool: Pool): Pool {
+  const fresh = createPool(urls.get(pool)!, { max: 4 });
+  afterAll(() => fresh.end());
+  return fresh;
 }
 
 /** The schema as it was before migration `version`. */
