@@ -28,14 +28,14 @@ export interface PlannedIntent {
   funding: JobIntent;
 }
 
+/** The intents a settlement row records: an extension is held before them (extend.ts). */
+export type SettlingIntent = Exclude<Intent, { kind: 'extension' }>;
+
 /**
  * Plans one intent of decide() on the locked job and its hold: the settlement, the
  * entries and the hold's resolution. Pure: the caller writes the plans of a whole batch
  * with one statement per table (write-decision.ts).
  */
-/** The intents a settlement row records: an extension is held before them (extend.ts). */
-export type SettlingIntent = Exclude<Intent, { kind: 'extension' }>;
-
 export function planIntent(
   job: LockedJob,
   intent: SettlingIntent,
