@@ -15,7 +15,8 @@ export async function buildUnderTest(plant: string | undefined): Promise<string>
   await rm(build, { recursive: true, force: true });
   await mkdir(target, { recursive: true });
   // what the app reads beside dist/ (package.json, migrations/, assets/, node_modules/): the same files, linked
-  for (const entry of await readdir(ROOT)) if (!['dist', '.tally', '.git'].includes(entry)) await symlink(join(ROOT, entry), join(build, entry));
+  for (const entry of await readdir(ROOT))
+    if (!['dist', '.tally', '.git'].includes(entry)) await symlink(join(ROOT, entry), join(build, entry));
   await cp(join(ROOT, 'dist'), target, { recursive: true, filter: (source) => !/[/\\]dist[/\\](sim|bench)([/\\]|$)/.test(source) });
   await writeFile(
     join(target, 'plants.js'),

@@ -39,7 +39,11 @@ export async function compare(api: Api, ids: Ids, model: Model): Promise<string[
         found.push(`grant ${grant} of wallet ${name}: not in Tally`);
         continue;
       }
-      same(`grant ${grant} (wallet ${name})`, { remaining: parseMicros(tally.remaining), held: parseMicros(tally.held), status: tally.status }, g);
+      same(
+        `grant ${grant} (wallet ${name})`,
+        { remaining: parseMicros(tally.remaining), held: parseMicros(tally.held), status: tally.status },
+        g,
+      );
     }
     const limits = (await api.call('GET', `/v1/tenants/${ids.tenants.get(wallet.tenant)!.id}/spend-limits`, ADMIN_TOKEN)).body;
     const day = (limits?.data ?? []).find((l: { period: string }) => l.period === 'day');
@@ -58,9 +62,17 @@ export async function compare(api: Api, ids: Ids, model: Model): Promise<string[
         released: parseMicros(job.released),
         adjusted: parseMicros(job.adjusted),
         limits: sorted(job.limits),
-        extensions: job.extensions.map((x: { version: number; amount: string; source: string }) => ({ version: x.version, amount: parseMicros(x.amount), source: x.source })),
+        extensions: job.extensions.map((x: { version: number; amount: string; source: string }) => ({
+          version: x.version,
+          amount: parseMicros(x.amount),
+          source: x.source,
+        })),
         holdExhausted: job.hold_exhausted
-          ? { reason: job.hold_exhausted.reason, reserved: parseMicros(job.hold_exhausted.reserved), usagePrice: parseMicros(job.hold_exhausted.usage_price) }
+          ? {
+              reason: job.hold_exhausted.reason,
+              reserved: parseMicros(job.hold_exhausted.reserved),
+              usagePrice: parseMicros(job.hold_exhausted.usage_price),
+            }
           : null,
         usageSoFar: job.usage_so_far === null ? null : sorted(job.usage_so_far),
       },
@@ -68,14 +80,19 @@ export async function compare(api: Api, ids: Ids, model: Model): Promise<string[
         ...expected,
         limits: sorted(expected.limits),
         extensions: expected.extensions.map((x) => ({ version: x.version, amount: x.amount, source: x.source })),
-        holdExhausted: expected.holdExhausted && { reason: expected.holdExhausted.reason, reserved: expected.holdExhausted.reserved, usagePrice: expected.holdExhausted.usagePrice },
+        holdExhausted: expected.holdExhausted && {
+          reason: expected.holdExhausted.reason,
+          reserved: expected.holdExhausted.reserved,
+          usagePrice: expected.holdExhausted.usagePrice,
+        },
         usageSoFar: expected.usageSoFar === null ? null : sorted(expected.usageSoFar),
       },
     );
   }
   const run = await api.call('POST', '/v1/reconciliation/runs', ADMIN_TOKEN, {});
   for (const exception of (run.body?.exceptions ?? []) as { class: string; objects: unknown; detail: unknown }[]) {
-    if (!PROVOKED.has(exception.class)) found.push(`reconciliation: ${exception.class} ${JSON.stringify(exception.objects)} ${JSON.stringify(exception.detail)}`);
+    if (!PROVOKED.has(exception.class))
+      found.push(`reconciliation: ${exception.class} ${JSON.stringify(exception.objects)} ${JSON.stringify(exception.detail)}`);
   }
   return found;
 }
@@ -88,7 +105,9 @@ async function allGrants(api: Api, walletId: string): Promise<Map<string, { rema
   const grants = new Map<string, { remaining: string; held: string; status: string }>();
   let after: string | null = null;
   for (;;) {
-    const page: { data: { id: string; remaining: string; held: string; status: string }[]; has_more: boolean } = (await api.call('GET', `/v1/wallets/${walletId}/grants?limit=100${after ? `&starting_after=${after}` : ''}`, ADMIN_TOKEN)).body;
+    const page: { data: { id: string; remaining: string; held: string; status: string }[]; has_more: boolean } = (
+      await api.call('GET', `/v1/wallets/${walletId}/grants?limit=100${after ? `&starting_after=${after}` : ''}`, ADMIN_TOKEN)
+    ).body;
     for (const g of page.data) grants.set(g.id, g);
     if (!page.has_more) return grants;
     after = page.data.at(-1)!.id;

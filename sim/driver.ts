@@ -36,7 +36,9 @@ export interface Ids {
 const SETTLED = new Set(['applied', 'no_effect', 'stale', 'dead']);
 
 function usageString(usage: Record<string, number> | undefined): string {
-  return Object.entries(SIM_UNIT_PRICES).map(([d]) => `${d}=${usage?.[d] ?? '-'}`).join(',');
+  return Object.entries(SIM_UNIT_PRICES)
+    .map(([d]) => `${d}=${usage?.[d] ?? '-'}`)
+    .join(',');
 }
 
 export class Driver {
@@ -50,7 +52,12 @@ export class Driver {
 
   async setUp(): Promise<void> {
     const admin = (method: string, path: string, body: unknown) => this.api.call(method, path, ADMIN_TOKEN, body);
-    const provider = await admin('POST', '/v1/providers', { name: PROVIDER, kind: 'generic', secrets: [SECRET], policies: { cancel_grace_seconds: 3600 } });
+    const provider = await admin('POST', '/v1/providers', {
+      name: PROVIDER,
+      kind: 'generic',
+      secrets: [SECRET],
+      policies: { cancel_grace_seconds: 3600 },
+    });
     if (provider.status !== 201) throw new Error(`provider: ${provider.status} ${JSON.stringify(provider.body)}`);
     const unitPrices = Object.fromEntries(Object.entries(SIM_UNIT_PRICES).map(([d, micros]) => [d, (Number(micros) / 1e6).toFixed(2)]));
     const price = await admin('PUT', `/v1/prices/${encodeURIComponent(SIM_MODEL)}`, { currency: SIM_CURRENCY, unit_prices: unitPrices });
@@ -93,21 +100,37 @@ export class Driver {
 
   private async call(step: number, op: Exclude<Op, { kind: 'check' }>, at: number): Promise<Answer> {
     const admin = (method: string, path: string, body: unknown, key?: string) => this.api.call(method, path, ADMIN_TOKEN, body, key);
-    const answerOf = (reply: Reply): Answer => ({ status: reply.status, ...(reply.body?.error?.code ? { code: reply.body.error.code as string } : {}) });
+    const answerOf = (reply: Reply): Answer => ({
+      status: reply.status,
+      ...(reply.body?.error?.code ? { code: reply.body.error.code as string } : {}),
+    });
     const expect = (reply: Reply, status: number, what: string) => {
       if (reply.status !== status) throw new Disagreement(step, op, `${what}: ${reply.status} ${JSON.stringify(reply.body)}`);
       return reply;
     };
     switch (op.kind) {
       case 'tenant': {
-        const tenant = expect(await admin('POST', '/v1/tenants', { name: `sim-${op.tenant}` }, `sim-tenant-${op.tenant}`), 201, 'tenant').body;
+        const tenant = expect(
+          await admin('POST', '/v1/tenants', { name: `sim-${op.tenant}` }, `sim-tenant-${op.tenant}`),
+          201,
+          'tenant',
+        ).body;
         this.ids.tenants.set(op.tenant, { id: tenant.id, apiKey: tenant.api_key });
-        const wallet = expect(await this.api.call('POST', '/v1/wallets', tenant.api_key, { currency: SIM_CURRENCY }, `sim-wallet-${op.wallet}`), 201, 'wallet').body;
+        const wallet = expect(
+          await this.api.call('POST', '/v1/wallets', tenant.api_key, { currency: SIM_CURRENCY }, `sim-wallet-${op.wallet}`),
+          201,
+          'wallet',
+        ).body;
         this.ids.wallets.set(op.wallet, { id: wallet.id, tenant: op.tenant });
         return { status: 201 };
       }
       case 'credit': {
-        const reply = await admin('POST', `/v1/wallets/${this.ids.wallets.get(op.wallet)!.id}/credits`, { amount: formatMicros(op.amount) }, `sim-credit-${op.grant}`);
+        const reply = await admin(
+          'POST',
+          `/v1/wallets/${this.ids.wallets.get(op.wallet)!.id}/credits`,
+          { amount: formatMicros(op.amount) },
+          `sim-credit-${op.grant}`,
+        );
         if (reply.status === 201) this.remember(op.grant, op.wallet, reply.body.grant_id, null);
         return answerOf(reply);
       }
@@ -131,7 +154,13 @@ export class Driver {
         return answerOf(await admin('POST', `/v1/grants/${this.ids.grants.get(op.grant)!.id}/void`, { note: `sim step ${step}` }));
       case 'spend_limit': {
         const tenant = this.ids.tenants.get(op.tenant)!;
-        return answerOf(await admin('PUT', `/v1/tenants/${tenant.id}/spend-limits`, { currency: SIM_CURRENCY, period: 'day', amount: formatMicros(op.amount) }));
+        return answerOf(
+          await admin('PUT', `/v1/tenants/${tenant.id}/spend-limits`, {
+            currency: SIM_CURRENCY,
+            period: 'day',
+            amount: formatMicros(op.amount),
+          }),
+        );
       }
       case 'submit': {
         const tenant = this.tenantOf(op.wallet);
@@ -158,10 +187,17 @@ export class Driver {
         const key = `sim-extend-${step}`;
         let first: Reply | null = null;
         for (let copy = 0; copy < op.copies; copy++) {
-          const reply = await this.api.call('POST', `/v1/jobs/${this.ids.jobs.get(op.job)}/extensions`, tenant.apiKey, { add: op.add }, key);
+          const reply = await this.api.call(
+            'POST',
+            `/v1/jobs/${this.ids.jobs.get(op.job)}/extensions`,
+            tenant.apiKey,
+            { add: op.add },
+            key,
+          );
           if (first === null) first = reply;
           // a stored answer replays as it was; a 402 is not stored, and the same key may answer otherwise later — never here, nothing changed between the copies
-          else if (reply.status !== first.status) throw new Disagreement(step, op, `the same Idempotency-Key answered ${first.status}, then ${reply.status}`);
+          else if (reply.status !== first.status)
+            throw new Disagreement(step, op, `the same Idempotency-Key answered ${first.status}, then ${reply.status}`);
         }
         return answerOf(first!);
       }
@@ -204,9 +240,16 @@ export class Driver {
     });
   }
 
-  private async deliverOnce(step: number, op: Op, jobId: string, type: string, fields: { usage?: Record<string, number>; correction?: number }): Promise<void> {
+  private async deliverOnce(
+    step: number,
+    op: Op,
+    jobId: string,
+    type: string,
+    fields: { usage?: Record<string, number>; correction?: number },
+  ): Promise<void> {
     const reply = await this.api.deliver(PROVIDER, SECRET, `msg_${randomUUID()}`, this.body(jobId, type, fields));
-    if (reply.status !== 200 || reply.body?.status !== 'accepted') throw new Disagreement(step, op, `a new event: ${reply.status} ${JSON.stringify(reply.body)}`);
+    if (reply.status !== 200 || reply.body?.status !== 'accepted')
+      throw new Disagreement(step, op, `a new event: ${reply.status} ${JSON.stringify(reply.body)}`);
   }
 
   /** Every copy of one event: the first genuine delivery, then its duplicates, a re-emission, a forgery and a conflict at once. */
@@ -216,7 +259,8 @@ export class Driver {
     const body = this.body(jobId, op.type, fields);
     const id = `msg_sim_${step}_${randomUUID().slice(0, 8)}`;
     const first = await this.api.deliver(PROVIDER, SECRET, id, body);
-    if (first.status !== 200 || first.body?.status !== 'accepted') throw new Disagreement(step, op, `first delivery: ${first.status} ${JSON.stringify(first.body)}`);
+    if (first.status !== 200 || first.body?.status !== 'accepted')
+      throw new Disagreement(step, op, `first delivery: ${first.status} ${JSON.stringify(first.body)}`);
     const others: Promise<void>[] = [];
     const check = (what: string, reply: Promise<Reply>, ok: (r: Reply) => boolean) =>
       others.push(
@@ -226,7 +270,12 @@ export class Driver {
       );
     for (let copy = 1; copy < op.copies; copy++)
       check('a duplicate', this.api.deliver(PROVIDER, SECRET, id, body), (r) => r.status === 200 && r.body?.status === 'already_accepted');
-    if (op.reemit) check('a re-emission', this.api.deliver(PROVIDER, SECRET, `${id}_re`, body), (r) => r.status === 200 && r.body?.status === 'accepted');
+    if (op.reemit)
+      check(
+        'a re-emission',
+        this.api.deliver(PROVIDER, SECRET, `${id}_re`, body),
+        (r) => r.status === 200 && r.body?.status === 'accepted',
+      );
     if (op.forged) check('a forgery', this.api.deliver(PROVIDER, FORGERY_SECRET, `${id}_forged`, body), (r) => r.status === 401);
     if (op.conflicting)
       check(

@@ -82,10 +82,13 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
     const open = jobs.filter((j) => j.wallet === wallet && !j.ended);
     const any = jobs.filter((j) => j.wallet === wallet);
     const action = random.weighted(WEIGHTS);
-    const job = open.length > 0 && (action !== 'corrected' || any.length === 0) ? random.pick(open) : any.length > 0 ? random.pick(any) : null;
+    const job =
+      open.length > 0 && (action !== 'corrected' || any.length === 0) ? random.pick(open) : any.length > 0 ? random.pick(any) : null;
     switch (action) {
       case 'submit': {
-        const limits: Usage = random.chance(0.7) ? { gpu_seconds: random.int(50, 600) } : { gpu_seconds: random.int(50, 400), input_tokens: random.int(1_000, 200_000) };
+        const limits: Usage = random.chance(0.7)
+          ? { gpu_seconds: random.int(50, 600) }
+          : { gpu_seconds: random.int(50, 400), input_tokens: random.int(1_000, 200_000) };
         const autoExtend: AutoExtendRule | null = random.chance(0.5)
           ? { step: { gpu_seconds: random.int(50, 300) }, max_limits: { gpu_seconds: limits.gpu_seconds! + random.int(0, 1_500) } }
           : null;
@@ -129,7 +132,13 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
         break;
       case 'race_extend_complete':
         if (job && !job.ended) {
-          ops.push({ kind: 'race_extend_complete', wallet, job: job.name, add: { gpu_seconds: random.int(1, 300) }, usage: usage(job.limits, 1.4) });
+          ops.push({
+            kind: 'race_extend_complete',
+            wallet,
+            job: job.name,
+            add: { gpu_seconds: random.int(1, 300) },
+            usage: usage(job.limits, 1.4),
+          });
           job.ended = true;
         }
         break;

@@ -55,7 +55,8 @@ async function main(): Promise<void> {
     for (const name of plants) console.log(name);
     return;
   }
-  if (options.plant !== undefined && !plants.includes(options.plant)) throw new InvalidArgumentError(`no plant ${options.plant}: ${plants.join(', ')}`);
+  if (options.plant !== undefined && !plants.includes(options.plant))
+    throw new InvalidArgumentError(`no plant ${options.plant}: ${plants.join(', ')}`);
   process.exitCode = (await run(options)) ? 0 : 1;
 }
 
@@ -70,7 +71,10 @@ async function run(options: Options): Promise<boolean> {
   const port = await freePort();
   const env = { ...tallyEnv(database.url), ...(options.plant ? { TALLY_SIM_PLANT: options.plant } : {}) };
   const serve = new TallyProcess('serve', bin, ['serve', '--port', String(port), '--workers', '0'], env);
-  const workers = Array.from({ length: options.workers }, (_, i) => new TallyProcess(`worker-${i + 1}`, bin, ['worker', '--concurrency', '4'], env));
+  const workers = Array.from(
+    { length: options.workers },
+    (_, i) => new TallyProcess(`worker-${i + 1}`, bin, ['worker', '--concurrency', '4'], env),
+  );
   const api = new Api(() => `http://127.0.0.1:${port}`);
   const driver = new Driver(api);
   const faults = new Faults(options.seed, serve, workers, database.pool);
@@ -79,8 +83,13 @@ async function run(options: Options): Promise<boolean> {
   let checks = 0;
   let performed = 0;
   const progress = setInterval(() => {
-    const f = Object.entries(faults.counts).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`).join(', ');
-    process.stderr.write(`[sim] seed ${options.seed} · step ${step} · ${performed} ops · ${checks} checks${f ? ` · faults: ${f}` : ''} · ${Math.round((Date.now() - started) / 1000)} s\n`);
+    const f = Object.entries(faults.counts)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
+    process.stderr.write(
+      `[sim] seed ${options.seed} · step ${step} · ${performed} ops · ${checks} checks${f ? ` · faults: ${f}` : ''} · ${Math.round((Date.now() - started) / 1000)} s\n`,
+    );
   }, 5_000);
   try {
     serve.start();
@@ -90,7 +99,9 @@ async function run(options: Options): Promise<boolean> {
     if (options.faults) faults.start();
     const deadline = options.minutes === undefined ? null : started + options.minutes * 60_000;
     for (let round = 0; ; round++) {
-      const ops = generate(options.seed + round * 7_919, { steps: options.steps, checkEvery: options.checkEvery }).map((op) => rename(op, round));
+      const ops = generate(options.seed + round * 7_919, { steps: options.steps, checkEvery: options.checkEvery }).map((op) =>
+        rename(op, round),
+      );
       const chains = new Map<string, Promise<void>>();
       let failure: unknown = null;
       for (const op of ops) {
@@ -107,7 +118,8 @@ async function run(options: Options): Promise<boolean> {
             return compare(api, driver.ids, driver.model);
           });
           checks++;
-          if (found.length > 0) throw new Disagreement(step, op, `the model and Tally disagree at a quiescent point:\n  ${found.join('\n  ')}`);
+          if (found.length > 0)
+            throw new Disagreement(step, op, `the model and Tally disagree at a quiescent point:\n  ${found.join('\n  ')}`);
           if (deadline !== null && Date.now() > deadline) break;
           continue;
         }
@@ -127,8 +139,12 @@ async function run(options: Options): Promise<boolean> {
       if (deadline === null || Date.now() > deadline) break;
     }
     clearInterval(progress);
-    const f = Object.entries(faults.counts).map(([k, n]) => `${k} ${n}`).join(', ');
-    console.log(`sim: seed ${options.seed}, ${performed} operations, ${checks} quiescent checks, all agreeing${options.faults ? `; faults: ${f}` : ''} (${Math.round((Date.now() - started) / 1000)} s)`);
+    const f = Object.entries(faults.counts)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
+    console.log(
+      `sim: seed ${options.seed}, ${performed} operations, ${checks} quiescent checks, all agreeing${options.faults ? `; faults: ${f}` : ''} (${Math.round((Date.now() - started) / 1000)} s)`,
+    );
     await writeLog(logPath, driver);
     return true;
   } catch (error) {
@@ -153,7 +169,8 @@ async function run(options: Options): Promise<boolean> {
 function rename(op: Op, round: number): Op {
   if (round === 0) return op;
   const renamed: Record<string, unknown> = { ...op };
-  for (const key of ['tenant', 'wallet', 'grant', 'job'] as const) if (typeof renamed[key] === 'string') renamed[key] = `r${round}${renamed[key] as string}`;
+  for (const key of ['tenant', 'wallet', 'grant', 'job'] as const)
+    if (typeof renamed[key] === 'string') renamed[key] = `r${round}${renamed[key] as string}`;
   return renamed as Op;
 }
 
@@ -174,7 +191,9 @@ async function quiescent(driver: Driver, pool: import('pg').Pool): Promise<void>
   for (;;) {
     const open = await pool.query<{ n: number }>(`select count(*)::int as n from webhook_events where state in ('pending', 'processing')`);
     const now = Date.now();
-    const sweeping = [...driver.ids.grants.values()].map((g) => g.expiresAt).filter((at): at is number => at !== null && at <= now + 2_000 && at + 12_000 > now);
+    const sweeping = [...driver.ids.grants.values()]
+      .map((g) => g.expiresAt)
+      .filter((at): at is number => at !== null && at <= now + 2_000 && at + 12_000 > now);
     if (open.rows[0]!.n === 0 && sweeping.length === 0) return;
     if (Date.now() > deadline) throw new Error('no quiescence in 120 s');
     await new Promise((resolve) => setTimeout(resolve, sweeping.length > 0 ? Math.max(...sweeping) + 12_000 - now : 100));

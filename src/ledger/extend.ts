@@ -46,14 +46,22 @@ export async function holdExtension(tx: Queryable, job: LockedJob, extension: Ex
     [
       {
         locked,
-        items: [{ origin: { settlementKey: extension.key, jobId: row.id, revenueAccountId: hold.revenue_account_id }, postings: posting.postings }],
+        items: [
+          {
+            origin: { settlementKey: extension.key, jobId: row.id, revenueAccountId: hold.revenue_account_id },
+            postings: posting.postings,
+          },
+        ],
         funds: posting.wallet,
         jobs: new Map([[row.id, posting.job]]),
       },
     ],
     // A terminal event's extension counts toward the spend limits and may exceed them.
     // (the simulation's planted bug, extension_not_counted: no guard, past the spend limits)
-    { ...(extension.mayOwe || planted('extension_not_counted') ? {} : { guard: { currency: row.currency, requested: extension.amount } }), overdraft: 'raise' },
+    {
+      ...(extension.mayOwe || planted('extension_not_counted') ? {} : { guard: { currency: row.currency, requested: extension.amount } }),
+      overdraft: 'raise',
+    },
   );
   const allocation = applied![0]!.rows.map((entry) => ({ grant_id: entry.grant_id, amount: entry.amount.toString(), entry_id: entry.id }));
   const owed = applied![0]!.rows.reduce((sum, entry) => (entry.grant_id === null ? sum + entry.amount : sum), 0n);

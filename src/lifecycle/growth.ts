@@ -146,7 +146,8 @@ export function growByRequest(job: JobView, add: Usage): { extension: Extension 
     movesExpiry: extension !== null,
   };
   // Checked again only where a check found it short: an extension may give the headroom back.
-  const exhausted = before.holdExhausted === null ? null : exhaustion(job, limits, reserved, before.usageSoFar, null, before.holdExhausted.reason);
+  const exhausted =
+    before.holdExhausted === null ? null : exhaustion(job, limits, reserved, before.usageSoFar, null, before.holdExhausted.reason);
   return { extension, growth: withExhausted(job, growth, exhausted) };
 }
 

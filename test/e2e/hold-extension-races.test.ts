@@ -247,10 +247,17 @@ describe('automatic extensions from duplicated, reordered progress reports', () 
     await worker.stop();
 
     // intake numbered the events in the order they were first delivered
-    const numbered = await db.pool.query<{ event_key: string }>('select event_key from webhook_events where job_id = $1 order by seq', [id]);
+    const numbered = await db.pool.query<{ event_key: string }>('select event_key from webhook_events where job_id = $1 order by seq', [
+      id,
+    ]);
     expect(numbered.rows.map((r) => r.event_key)).toEqual([...accepted.map((r) => r.eventKey), completionKey]);
 
-    const model = replay(100, rule, accepted.map((r) => r.usage), final);
+    const model = replay(
+      100,
+      rule,
+      accepted.map((r) => r.usage),
+      final,
+    );
     expect(model.limits).toBe(rule.max); // the design reached the cap
     expect(model.exhaustedAt.length).toBeGreaterThan(0);
     const announcements = model.exhaustedAt.filter((r, i) => model.exhaustedAt.indexOf(r) === i);
@@ -270,10 +277,22 @@ describe('automatic extensions from duplicated, reordered progress reports', () 
     expect(view.hold_exhausted).toBeNull();
 
     // extensions 1..N without gaps, each the price difference of its limits
-    const extensions = view.extensions as { version: number; amount: string; limits: { gpu_seconds: number }; source: string; settlement_key: string }[];
+    const extensions = view.extensions as {
+      version: number;
+      amount: string;
+      limits: { gpu_seconds: number };
+      source: string;
+      settlement_key: string;
+    }[];
     expect(extensions.map((x) => x.version)).toEqual(model.extensions.map((_, i) => i + 1));
     expect(extensions.map((x) => [x.version, x.amount, x.limits, x.source, x.settlement_key])).toEqual(
-      model.extensions.map((x) => [x.version, money(x.amount), { gpu_seconds: x.limits }, 'auto', `${w.tenantId}:${id}:extension:${x.version}`]),
+      model.extensions.map((x) => [
+        x.version,
+        money(x.amount),
+        { gpu_seconds: x.limits },
+        'auto',
+        `${w.tenantId}:${id}:extension:${x.version}`,
+      ]),
     );
     let before = 100;
     for (const x of extensions) {
@@ -388,7 +407,9 @@ describe("a completion's extension the grants cannot hold", () => {
     // 700 is beyond max_limits 500: the hold grows to 500 (extension 1 of 400: 50 on the grant, 350 against the debt)
     expect([view.state, view.reserved, view.captured, view.released]).toEqual(['captured', '500.000000', '500.000000', '0.000000']);
     expect(view.limits).toEqual({ gpu_seconds: 500 });
-    expect(view.extensions).toEqual([expect.objectContaining({ version: 1, amount: '400.000000', source: 'auto', limits: { gpu_seconds: 500 } })]);
+    expect(view.extensions).toEqual([
+      expect.objectContaining({ version: 1, amount: '400.000000', source: 'auto', limits: { gpu_seconds: 500 } }),
+    ]);
     expect(view.funding).toEqual([expect.objectContaining({ held: '150.000000', captured: '150.000000', returned: '0.000000' })]);
     expect(view.funding_debt).toBe('350.000000');
     expect(view.alerts).toContain('usage_exceeds_reservation');
@@ -399,7 +420,9 @@ describe("a completion's extension the grants cannot hold", () => {
     expect([after.balance, after.reserved, after.available, after.debt]).toEqual(['-350.000000', '0.000000', '-350.000000', '350.000000']);
     // a terminal event's overrun is an alert, not an exhausted hold
     expect(await messages(w, 'job.hold_exhausted')).toEqual([]);
-    expect((await messages(w, 'job.hold_extended')).map((m) => [m.version, m.amount, m.reserved])).toEqual([[1, '400.000000', '500.000000']]);
+    expect((await messages(w, 'job.hold_extended')).map((m) => [m.version, m.amount, m.reserved])).toEqual([
+      [1, '400.000000', '500.000000'],
+    ]);
   });
 });
 
@@ -442,12 +465,18 @@ describe('an extension racing the completion', () => {
       const where = `job ${run.id}: extension ${run.extension.status} ${JSON.stringify(run.extension.body?.error ?? '')}, job ${JSON.stringify({ reserved: view.reserved, captured: view.captured, released: view.released, extensions: view.extensions })}`;
       expect([201, 409], where).toContain(run.extension.status);
       expect(view.state, where).toBe('captured');
-      expect(view.settlements.map((s: { charge_type: string }) => s.charge_type), where).toEqual(['capture']);
+      expect(
+        view.settlements.map((s: { charge_type: string }) => s.charge_type),
+        where,
+      ).toEqual(['capture']);
       expect(micros(view.captured) + micros(view.released), where).toBe(micros(view.reserved));
       if (run.extension.status === 201) {
         split.extended[run.variant]++;
         expect(run.extension.body.reserved, where).toBe('150.000000');
-        expect(view.extensions.map((x: { version: number; amount: string }) => [x.version, x.amount]), where).toEqual([[1, '50.000000']]);
+        expect(
+          view.extensions.map((x: { version: number; amount: string }) => [x.version, x.amount]),
+          where,
+        ).toEqual([[1, '50.000000']]);
         // min(price(130), 100 + 50)
         expect([view.reserved, view.captured, view.released], where).toEqual(['150.000000', '130.000000', '20.000000']);
         expect(view.alerts, where).not.toContain('usage_exceeds_reservation');
@@ -499,7 +528,9 @@ describe('SIGKILL between an automatic extension and its capture', () => {
     expect([(await wallet(w)).balance, (await wallet(w)).reserved]).toEqual(['1000.000000', '100.000000']);
     expect((await db.pool.query('select 1 from job_extensions where job_id = $1', [id])).rowCount).toBe(0);
     expect((await db.pool.query('select 1 from settlements where job_id = $1', [id])).rowCount).toBe(0);
-    const keys = await db.pool.query<{ settlement_key: string }>('select distinct settlement_key from ledger_entries where job_id = $1', [id]);
+    const keys = await db.pool.query<{ settlement_key: string }>('select distinct settlement_key from ledger_entries where job_id = $1', [
+      id,
+    ]);
     expect(keys.rows.filter((r) => /:extension:|:capture:/.test(r.settlement_key))).toEqual([]);
     expect(await messages(w, 'job.hold_extended')).toEqual([]);
 
@@ -516,11 +547,17 @@ describe('SIGKILL between an automatic extension and its capture', () => {
       { gpu_seconds: 300 },
     ]);
     expect(view.extensions).toEqual([
-      expect.objectContaining({ version: 1, amount: '200.000000', source: 'auto', limits: { gpu_seconds: 300 }, settlement_key: `${w.tenantId}:${id}:extension:1` }),
+      expect.objectContaining({
+        version: 1,
+        amount: '200.000000',
+        source: 'auto',
+        limits: { gpu_seconds: 300 },
+        settlement_key: `${w.tenantId}:${id}:extension:1`,
+      }),
     ]);
-    expect(view.settlements.map((s: { charge_type: string; version: number; amount: string }) => [s.charge_type, s.version, s.amount])).toEqual([
-      ['capture', 1, '250.000000'],
-    ]);
+    expect(
+      view.settlements.map((s: { charge_type: string; version: number; amount: string }) => [s.charge_type, s.version, s.amount]),
+    ).toEqual([['capture', 1, '250.000000']]);
     expect(view.events.map((e: { event_key: string; state: string }) => [e.event_key, e.state])).toEqual([[key, 'applied']]);
     expect(view.funding).toEqual([expect.objectContaining({ held: '300.000000', captured: '250.000000', returned: '50.000000' })]);
     expect(view.funding_debt).toBe('0.000000');

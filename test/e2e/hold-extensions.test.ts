@@ -91,7 +91,13 @@ describe('POST /v1/jobs/{id}/extensions', () => {
     expect(first.body.reserved).toBe('150.000000');
     expect(first.body.limits).toEqual({ gpu_seconds: 150 });
     expect(first.body.extensions).toEqual([
-      expect.objectContaining({ version: 1, amount: '50.000000', source: 'api', limits: { gpu_seconds: 150 }, settlement_key: `${w.tenantId}:${id}:extension:1` }),
+      expect.objectContaining({
+        version: 1,
+        amount: '50.000000',
+        source: 'api',
+        limits: { gpu_seconds: 150 },
+        settlement_key: `${w.tenantId}:${id}:extension:1`,
+      }),
     ]);
     expect(first.body.funding).toEqual([expect.objectContaining({ held: '150.000000' })]);
     const replay = await extend(w, id, { gpu_seconds: 50 }, key);
@@ -135,7 +141,9 @@ describe('POST /v1/jobs/{id}/extensions', () => {
     expect(poor.status).toBe(402);
     expect(poor.body.error.code).toBe('insufficient_funds');
     // the wallet is funded, and the same key now succeeds: the 402 was not kept
-    expect((await admin.post(`/v1/wallets/${w.walletId}/credits`, { amount: '1.00' }, { 'idempotency-key': randomUUID() })).status).toBe(201);
+    expect((await admin.post(`/v1/wallets/${w.walletId}/credits`, { amount: '1.00' }, { 'idempotency-key': randomUUID() })).status).toBe(
+      201,
+    );
     const funded = await extend(w, id, { gpu_seconds: 21 }, key);
     expect(funded.status).toBe(201);
     expect(funded.headers.get('idempotent-replayed')).toBeNull();
@@ -159,7 +167,12 @@ describe('automatic extension', () => {
     const holdRow = await db.pool.query<{ expires_at: Date }>('select expires_at from holds where job_id = $1', [id]);
     expect(holdRow.rows[0]!.expires_at.toISOString()).toBe(view.hold_expires_at);
     // target 50 + 100 = 150 > 100: one step, to 200
-    expect([view.reserved, view.limits, view.usage_so_far, view.hold_exhausted]).toEqual(['200.000000', { gpu_seconds: 200 }, { gpu_seconds: 50 }, null]);
+    expect([view.reserved, view.limits, view.usage_so_far, view.hold_exhausted]).toEqual([
+      '200.000000',
+      { gpu_seconds: 200 },
+      { gpu_seconds: 50 },
+      null,
+    ]);
 
     await settleInOrder(w, id, [progress(w, id, { gpu_seconds: 240 }), progress(w, id, { gpu_seconds: 120 })]);
     view = await job(w, id);
@@ -170,13 +183,17 @@ describe('automatic extension', () => {
     view = await job(w, id);
     // 460 + 100 = 560, capped at 500: exhausted by max_limits, announced once
     expect(view.reserved).toBe('500.000000');
-    expect(view.hold_exhausted).toEqual(expect.objectContaining({ reason: 'max_limits', reserved: '500.000000', usage_price: '460.000000' }));
+    expect(view.hold_exhausted).toEqual(
+      expect.objectContaining({ reason: 'max_limits', reserved: '500.000000', usage_price: '460.000000' }),
+    );
     expect(view.extensions.map((x: { version: number; source: string }) => [x.version, x.source])).toEqual([
       [1, 'auto'],
       [2, 'auto'],
       [3, 'auto'],
     ]);
-    expect(await messages(w, 'job.hold_exhausted')).toEqual([{ job_id: id, reason: 'max_limits', reserved: '500.000000', usage_price: '460.000000' }]);
+    expect(await messages(w, 'job.hold_exhausted')).toEqual([
+      { job_id: id, reason: 'max_limits', reserved: '500.000000', usage_price: '460.000000' },
+    ]);
 
     await settleInOrder(w, id, [completion(w, id, { gpu_seconds: 520 })]);
     view = await job(w, id);
@@ -203,15 +220,23 @@ describe('automatic extension', () => {
   it("leaves a report's extension the wallet cannot fund unheld, exhausted for that reason, announced once per reserved", async () => {
     const w = await world('150.00');
     const id = (await submit(w, { gpu_seconds: 100 }, { step: { gpu_seconds: 100 }, max_limits: { gpu_seconds: 1000 } })).body.id as string;
-    await settleInOrder(w, id, [progress(w, id, { gpu_seconds: 60 }), progress(w, id, { gpu_seconds: 60 }), progress(w, id, { gpu_seconds: 70 })]);
+    await settleInOrder(w, id, [
+      progress(w, id, { gpu_seconds: 60 }),
+      progress(w, id, { gpu_seconds: 60 }),
+      progress(w, id, { gpu_seconds: 70 }),
+    ]);
     let view = await job(w, id);
     expect([view.reserved, view.limits, view.extensions]).toEqual(['100.000000', { gpu_seconds: 100 }, []]);
-    expect(view.hold_exhausted).toEqual(expect.objectContaining({ reason: 'insufficient_funds', reserved: '100.000000', usage_price: '70.000000' }));
+    expect(view.hold_exhausted).toEqual(
+      expect.objectContaining({ reason: 'insufficient_funds', reserved: '100.000000', usage_price: '70.000000' }),
+    );
     expect(await messages(w, 'job.hold_exhausted')).toHaveLength(1);
     expect((await wallet(w)).reserved).toBe('100.000000');
 
     // money arrives: the next report extends, the exhausted state clears
-    expect((await admin.post(`/v1/wallets/${w.walletId}/credits`, { amount: '500.00' }, { 'idempotency-key': randomUUID() })).status).toBe(201);
+    expect((await admin.post(`/v1/wallets/${w.walletId}/credits`, { amount: '500.00' }, { 'idempotency-key': randomUUID() })).status).toBe(
+      201,
+    );
     await settleInOrder(w, id, [progress(w, id, { gpu_seconds: 80 })]);
     view = await job(w, id);
     expect([view.reserved, view.hold_exhausted]).toEqual(['200.000000', null]);
@@ -245,7 +270,8 @@ describe('the batch path', () => {
       ids.push(submitted.body.id);
     }
     // Everything accepted before a worker runs, so that the worker's claims take batches of many jobs.
-    for (const id of ids) expect((await deliver(server.url, w.provider, signDelivery(progress(w, id, { gpu_seconds: 150 })))).status).toBe(200);
+    for (const id of ids)
+      expect((await deliver(server.url, w.provider, signDelivery(progress(w, id, { gpu_seconds: 150 })))).status).toBe(200);
     for (const [i, id] of ids.entries())
       expect((await deliver(server.url, w.provider, signDelivery(completion(w, id, { gpu_seconds: 200 + i })))).status).toBe(200);
     const worker = runTally(['worker', '--concurrency', '4'], { DATABASE_URL: db.url, TALLY_POLL_INTERVAL_MS: '50' });
@@ -275,7 +301,11 @@ describe('the batch path', () => {
 describe('spend limits', () => {
   it("count an extension like a reservation: a tenant's is refused with 402 spend_limit_reached, a report's leaves the hold exhausted (spend_limit)", async () => {
     const w = await world('1000.00');
-    const limit = await admin.request('PUT', `/v1/tenants/${w.tenantId}/spend-limits`, { currency: 'USD', period: 'day', amount: '250.00' });
+    const limit = await admin.request('PUT', `/v1/tenants/${w.tenantId}/spend-limits`, {
+      currency: 'USD',
+      period: 'day',
+      amount: '250.00',
+    });
     expect([200, 201], JSON.stringify(limit.body)).toContain(limit.status);
     const id = (await submit(w, { gpu_seconds: 100 }, { step: { gpu_seconds: 100 }, max_limits: { gpu_seconds: 1000 } })).body.id as string;
     const over = await extend(w, id, { gpu_seconds: 151 });
@@ -286,8 +316,12 @@ describe('spend limits', () => {
     await settleInOrder(w, id, [progress(w, id, { gpu_seconds: 250 })]);
     const view = await job(w, id);
     expect([view.reserved, view.extensions.length]).toEqual(['200.000000', 1]);
-    expect(view.hold_exhausted).toEqual(expect.objectContaining({ reason: 'spend_limit', reserved: '200.000000', usage_price: '250.000000' }));
-    const spent = (await w.tenant.get(`/v1/tenants/${w.tenantId}/spend-limits`)).body.data.find((l: { period: string }) => l.period === 'day');
+    expect(view.hold_exhausted).toEqual(
+      expect.objectContaining({ reason: 'spend_limit', reserved: '200.000000', usage_price: '250.000000' }),
+    );
+    const spent = (await w.tenant.get(`/v1/tenants/${w.tenantId}/spend-limits`)).body.data.find(
+      (l: { period: string }) => l.period === 'day',
+    );
     expect(spent.spent).toBe('200.000000');
   });
 });

@@ -50,7 +50,11 @@ describe('docs/long-running-jobs.md', () => {
     await waitUntil(() => serve.output().includes('Tally is ready'), 10_000);
 
     const script = `${(await exampleBlocks()).join('\n')}\nprintf 'EXAMPLE %s %s %s %s\\n' "$JOB" "$JOB2" "$JOB3" "$WALLET"\n`;
-    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { cwd: ROOT, env: freshEnv(dataDir, port), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], {
+      cwd: ROOT,
+      env: freshEnv(dataDir, port),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -68,13 +72,25 @@ describe('docs/long-running-jobs.md', () => {
     const token = /^TALLY_ADMIN_TOKEN=(\S+)/m.exec(serve.output())![1]!;
     const api = new Client(`http://127.0.0.1:${port}`, token);
     const first = (await api.get(`/v1/jobs/${job}`)).body;
-    expect(first).toMatchObject({ state: 'captured', reserved: '2.400000', captured: '2.200000', released: '0.200000', limits: { gpu_seconds: 1200 } });
+    expect(first).toMatchObject({
+      state: 'captured',
+      reserved: '2.400000',
+      captured: '2.200000',
+      released: '0.200000',
+      limits: { gpu_seconds: 1200 },
+    });
     expect(first.extensions.map((x: { version: number; amount: string; source: string }) => [x.version, x.amount, x.source])).toEqual([
       [1, '0.600000', 'auto'],
       [2, '0.600000', 'auto'],
     ]);
     const second = (await api.get(`/v1/jobs/${job2}`)).body;
-    expect(second).toMatchObject({ state: 'captured', reserved: '1.800000', captured: '1.760000', released: '0.040000', hold_exhausted: null });
+    expect(second).toMatchObject({
+      state: 'captured',
+      reserved: '1.800000',
+      captured: '1.760000',
+      released: '0.040000',
+      hold_exhausted: null,
+    });
     const third = (await api.get(`/v1/jobs/${job3}`)).body;
     expect(third).toMatchObject({ state: 'captured', reserved: '1.800000', captured: '1.700000' });
     expect(third.extensions).toEqual([expect.objectContaining({ version: 1, source: 'api', amount: '0.600000' })]);

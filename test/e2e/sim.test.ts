@@ -45,11 +45,15 @@ describe('npm run sim', () => {
     { seed: 2, steps: 150, faults: true },
     ...REGRESSION_SEEDS,
   ]) {
-    it(`seed ${seed}${faults ? ' with faults' : ''}: Tally and the model agree at every quiescent point`, { timeout: 600_000 }, async () => {
-      const run = await sim(['--seed', String(seed), '--steps', String(steps), ...(faults ? ['--faults'] : [])]);
-      expect(run.code, run.output).toBe(0);
-      expect(run.output).toMatch(/all agreeing/);
-    });
+    it(
+      `seed ${seed}${faults ? ' with faults' : ''}: Tally and the model agree at every quiescent point`,
+      { timeout: 600_000 },
+      async () => {
+        const run = await sim(['--seed', String(seed), '--steps', String(steps), ...(faults ? ['--faults'] : [])]);
+        expect(run.code, run.output).toBe(0);
+        expect(run.output).toMatch(/all agreeing/);
+      },
+    );
   }
 
   for (const { plant, seed, steps } of PLANTED) {

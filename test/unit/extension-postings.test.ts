@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NO_FUNDING, post, replay, type Grant, type JobFunding, type Posting, type PostingResult, type WalletFunds } from '../../src/funds/posting/index.js';
+import {
+  NO_FUNDING,
+  post,
+  replay,
+  type Grant,
+  type JobFunding,
+  type Posting,
+  type PostingResult,
+  type WalletFunds,
+} from '../../src/funds/posting/index.js';
 import { decide, growByRequest, type JobView } from '../../src/lifecycle/index.js';
 import type { PriceBook } from '../../src/pricing/index.js';
 import { T0, grantFixture } from '../support/grant-fixture.js';
@@ -40,10 +49,16 @@ describe('extensions in the kernel, hand computed', () => {
     const { wallet } = funded([grantFixture('a', { priority: 10 }), grantFixture('b')], [100n, 1_000n]);
     const other = ok(post(wallet, NO_FUNDING, { kind: 'hold', amount: 60n, now: T0 }));
     const hold = ok(post(other.wallet, NO_FUNDING, { kind: 'hold', amount: 100n, now: T0 }));
-    expect(hold.job.shares.map((s) => [s.grantId, s.held])).toEqual([['a', 40n], ['b', 60n]]);
+    expect(hold.job.shares.map((s) => [s.grantId, s.held])).toEqual([
+      ['a', 40n],
+      ['b', 60n],
+    ]);
     const freed = ok(post(hold.wallet, other.job, { kind: 'release', now: T0 }));
     const ext1 = ok(post(freed.wallet, hold.job, { kind: 'extension', version: 1, amount: 80n, mayOwe: false, now: T0 }));
-    expect(ext1.job.shares.map((s) => [s.grantId, s.held])).toEqual([['a', 100n], ['b', 80n]]);
+    expect(ext1.job.shares.map((s) => [s.grantId, s.held])).toEqual([
+      ['a', 100n],
+      ['b', 80n],
+    ]);
     expect(ext1.job.pieces).toEqual([
       { version: 1, grantId: 'a', amount: 60n },
       { version: 1, grantId: 'b', amount: 20n },
@@ -137,7 +152,9 @@ describe('extension properties', () => {
         postings = [...postings, ...resolved.postings];
         const captured = resolved.job.shares.reduce((s, x) => s + x.captured, 0n) + resolved.job.draws.reduce((s, d) => s + d.amount, 0n);
         const returned = resolved.job.shares.reduce((s, x) => s + x.returned, 0n);
-        const owedBack = allocation.filter((p) => p.grantId === null).reduce((s, p) => s + p.amount, 0n) - resolved.job.draws.reduce((s, d) => s + d.amount, 0n);
+        const owedBack =
+          allocation.filter((p) => p.grantId === null).reduce((s, p) => s + p.amount, 0n) -
+          resolved.job.draws.reduce((s, d) => s + d.amount, 0n);
         expect(captured).toBe(amount);
         expect(captured + returned + owedBack).toBe(reserved);
         for (const s of resolved.job.shares) expect(s.captured + s.returned).toBe(s.held);
@@ -152,7 +169,8 @@ describe('extension properties', () => {
         for (const s of resolved.job.shares) expect(s.captured).toBe(expected.get(s.grantId) ?? 0n);
         expect(resolved.totals.reserved).toBe(0n);
         const replayed = replay(postings);
-        for (const g of resolved.wallet.grants) expect(replayed.grants.get(g.id) ?? { remaining: 0n, held: 0n }).toEqual({ remaining: g.remaining, held: g.held });
+        for (const g of resolved.wallet.grants)
+          expect(replayed.grants.get(g.id) ?? { remaining: 0n, held: 0n }).toEqual({ remaining: g.remaining, held: g.held });
         expect(replayed.debt).toBe(resolved.wallet.debt);
       }),
       { numRuns: 500 },
@@ -208,7 +226,8 @@ describe('growth through decide()', () => {
           expect(g.limits.gpu_seconds!).toBeLessThanOrEqual(1_000);
           expect((g.limits.gpu_seconds! - 100) % 100 === 0 || g.limits.gpu_seconds === 1_000).toBe(true);
           expect(g.reserved).toBe(BigInt(g.limits.gpu_seconds!) * 1_000_000n);
-          if (extensions[0]) expect(extensions[0]).toMatchObject({ version: (job.extensionCount ?? 0) + 1, amount: g.reserved - job.reserved });
+          if (extensions[0])
+            expect(extensions[0]).toMatchObject({ version: (job.extensionCount ?? 0) + 1, amount: g.reserved - job.reserved });
           if (g.announceExhausted) {
             announced++;
             expect(reservedAnnounced.has(g.holdExhausted!.reserved)).toBe(false);

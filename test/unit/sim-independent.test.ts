@@ -17,8 +17,10 @@ describe('sim/', () => {
     const offending: string[] = [];
     for (const file of files) {
       const text = await readFile(`${SIM}${file}`, 'utf8');
-      for (const [, from] of text.matchAll(/(?:import|export)[^'"]*from\s+['"]([^'"]+)['"]/g)) if (/(^|\/)src\//.test(from!)) offending.push(`${file}: ${from}`);
-      for (const [, from] of text.matchAll(/import\(\s*['"]([^'"]+)['"]/g)) if (/(^|\/)src\//.test(from!)) offending.push(`${file}: ${from}`);
+      for (const [, from] of text.matchAll(/(?:import|export)[^'"]*from\s+['"]([^'"]+)['"]/g))
+        if (/(^|\/)src\//.test(from!)) offending.push(`${file}: ${from}`);
+      for (const [, from] of text.matchAll(/import\(\s*['"]([^'"]+)['"]/g))
+        if (/(^|\/)src\//.test(from!)) offending.push(`${file}: ${from}`);
     }
     expect(offending).toEqual([]);
   });

@@ -13,15 +13,28 @@ export function postHold(wallet: WalletFunds, job: JobFunding, amount: Micros, n
   if (amount > available) return { ok: false, refusal: { reason: 'insufficient_funds', available, requested: amount } };
   const work = new Working(wallet, now);
   const shares: Share[] = [];
+  for (const part of drawDown(wallet, now, amount).parts) {
+    work.move('reserve', 'pending', { grant: part.grantId }, 'revenue', part.amount);
+    shares.push({ grantId: part.grantId, held: part.amount, captured: 0n, returned: 0n, refunded: 0n });
+  }
+  return work.done({ ...job, shares });
+}
+
+/**
+ * What `amount` takes from the wallet's fundable grants in draw-down order, each up to its
+ * unheld money, and what no grant covers (`left`): the one walk of the order, shared by a
+ * hold, an extension and a charge.
+ */
+function drawDown(wallet: WalletFunds, now: bigint, amount: Micros): { parts: { grantId: string; amount: Micros }[]; left: Micros } {
+  const parts: { grantId: string; amount: Micros }[] = [];
   let left = amount;
   for (const grant of fundableGrants(wallet, now)) {
     if (left === 0n) break;
     const take = min(unheld(grant), left);
-    work.move('reserve', 'pending', { grant: grant.id }, 'revenue', take);
-    shares.push({ grantId: grant.id, held: take, captured: 0n, returned: 0n, refunded: 0n });
+    if (take > 0n) parts.push({ grantId: grant.id, amount: take });
     left -= take;
   }
-  return work.done({ ...job, shares });
+  return { parts, left };
 }
 
 /**
@@ -47,16 +60,13 @@ export function postExtension(
   const work = new Working(wallet, now);
   const shares = [...job.shares];
   const pieces: ExtensionPiece[] = [];
-  let left = amount;
-  for (const grant of fundableGrants(wallet, now)) {
-    if (left === 0n) break;
-    const take = min(unheld(grant), left);
-    work.move('reserve', 'pending', { grant: grant.id }, 'revenue', take);
-    const i = shares.findIndex((s) => s.grantId === grant.id);
-    if (i >= 0) shares[i] = { ...shares[i]!, held: shares[i]!.held + take };
-    else shares.push({ grantId: grant.id, held: take, captured: 0n, returned: 0n, refunded: 0n });
-    pieces.push({ version, grantId: grant.id, amount: take });
-    left -= take;
+  const { parts, left } = drawDown(wallet, now, amount);
+  for (const part of parts) {
+    work.move('reserve', 'pending', { grant: part.grantId }, 'revenue', part.amount);
+    const i = shares.findIndex((s) => s.grantId === part.grantId);
+    if (i >= 0) shares[i] = { ...shares[i]!, held: shares[i]!.held + part.amount };
+    else shares.push({ grantId: part.grantId, held: part.amount, captured: 0n, returned: 0n, refunded: 0n });
+    pieces.push({ version, grantId: part.grantId, amount: part.amount });
   }
   if (left > 0n) {
     work.move('reserve', 'pending', 'debt', 'revenue', left);
@@ -129,13 +139,10 @@ export function postAdjustment(wallet: WalletFunds, job: JobFunding, version: nu
   const work = new Working(wallet, now);
   if (amount >= 0n) {
     const draws: Draw[] = [];
-    let left = amount;
-    for (const grant of fundableGrants(wallet, now)) {
-      if (left === 0n) break;
-      const take = min(unheld(grant), left);
-      work.move('adjustment', 'posted', { grant: grant.id }, 'revenue', take);
-      draws.push({ version, grantId: grant.id, amount: take, refunded: 0n });
-      left -= take;
+    const { parts, left } = drawDown(wallet, now, amount);
+    for (const part of parts) {
+      work.move('adjustment', 'posted', { grant: part.grantId }, 'revenue', part.amount);
+      draws.push({ version, grantId: part.grantId, amount: part.amount, refunded: 0n });
     }
     if (left > 0n) {
       work.move('adjustment', 'posted', 'debt', 'revenue', left);
