@@ -34,6 +34,8 @@ export interface Ids {
 }
 
 const SETTLED = new Set(['applied', 'no_effect', 'stale', 'dead']);
+/** A new event's answers: accepted, or already_accepted when a retry follows an attempt whose answer a fault cut */
+const ACCEPTED = new Set(['accepted', 'already_accepted']);
 
 function usageString(usage: Record<string, number> | undefined): string {
   return Object.entries(SIM_UNIT_PRICES)
@@ -78,13 +80,20 @@ export class Driver {
   }
 
   private readonly grantWallet = new Map<string, string>();
+  /** the instant the current op took effect, when Tally's answer tells it (ms since the epoch) */
+  private effectAt: number | null = null;
 
   async perform(step: number, op: Op): Promise<void> {
     if (op.kind === 'check') return;
     if ('job' in op && op.kind !== 'submit' && !this.ids.jobs.has(op.job)) return; // refused at submission: nothing to act on
     if ('wallet' in op) await this.clearOfExpiries(op.wallet);
-    const at = Date.now();
-    const answer = await this.call(step, op, at);
+    const start = Date.now();
+    this.effectAt = null;
+    const answer = await this.call(step, op, start);
+    // When the op took effect, by Tally's clock where its answer says (a retry after a fault
+    // may run it long after it started, past a grant's expiry): the model decides at that
+    // instant. A grant's expiry is set from the op's start, as sent.
+    const at = op.kind === 'grant' ? start : (this.effectAt ?? Date.now());
     this.answers.push({ step, op, answer });
     try {
       this.model.apply(op, answer, at);
@@ -98,7 +107,7 @@ export class Driver {
     return this.ids.tenants.get(this.ids.wallets.get(wallet)!.tenant)!;
   }
 
-  private async call(step: number, op: Exclude<Op, { kind: 'check' }>, at: number): Promise<Answer> {
+  private async call(step: number, op: Exclude<Op, { kind: 'check' }>, start: number): Promise<Answer> {
     const admin = (method: string, path: string, body: unknown, key?: string) => this.api.call(method, path, ADMIN_TOKEN, body, key);
     const answerOf = (reply: Reply): Answer => ({
       status: reply.status,
@@ -135,7 +144,7 @@ export class Driver {
         return answerOf(reply);
       }
       case 'grant': {
-        const expiresAt = op.expiresInMs === null ? null : at + op.expiresInMs;
+        const expiresAt = op.expiresInMs === null ? null : start + op.expiresInMs;
         const reply = await admin(
           'POST',
           `/v1/wallets/${this.ids.wallets.get(op.wallet)!.id}/grants`,
@@ -177,7 +186,10 @@ export class Driver {
           },
           `sim-submit-${op.job}`,
         );
-        if (reply.status === 201) this.ids.jobs.set(op.job, reply.body.id);
+        if (reply.status === 201) {
+          this.ids.jobs.set(op.job, reply.body.id);
+          this.effectAt = Date.parse(reply.body.created_at);
+        }
         return answerOf(reply);
       }
       case 'event':
@@ -296,7 +308,12 @@ export class Driver {
       const events = (view.body?.events ?? []) as { event_key: string; state: string; last_error?: string }[];
       const dead = events.find((e) => e.state === 'dead');
       if (dead) throw new Disagreement(step, op, `event ${dead.event_key} was dead-lettered: ${dead.last_error ?? ''}`);
-      if (view.status === 200 && events.every((e) => SETTLED.has(e.state))) return;
+      if (view.status === 200 && events.every((e) => SETTLED.has(e.state))) {
+        // the op took effect when its job's last event settled
+        const settledAt = events.map((e) => Date.parse((e as { processed_at?: string | null }).processed_at ?? '')).filter((t) => !Number.isNaN(t));
+        if (settledAt.length > 0) this.effectAt = Math.max(...settledAt);
+        return;
+      }
       if (Date.now() > deadline) throw new Disagreement(step, op, `the job's events did not settle in 120 s: ${JSON.stringify(events)}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

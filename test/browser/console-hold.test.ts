@@ -73,6 +73,8 @@ async function signIn(page: Page, credential: string) {
   await page.goto(`${server.url}/console/sign-in`);
   await page.fill('#token', credential);
   await Promise.all([page.waitForURL(`${server.url}/console`), page.click('button[type=submit]')]);
+  // the overview's own requests (its icon) finish before the next page: a navigation would abort them
+  await page.waitForLoadState('networkidle');
 }
 
 describe("a long-running job's hold in the console", () => {

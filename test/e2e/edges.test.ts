@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/database.js';
-import { startServer } from '../support/server.js';
+import { startServer, waitUntil } from '../support/server.js';
 import { Client, deliver, signDelivery } from '../support/client.js';
 import { completion, createWorld, submitJob } from '../support/world.js';
 import { countRows, expectError, projectionDrift } from '../support/refusal.js';
@@ -74,6 +74,8 @@ describe('no 5xx for what a request carries', () => {
     const tolerated = signDelivery(`{"type":"job.completed","data":{"job_id":"${job.id}","usage":{"input_tokens":1},"output":${lone},"log":"a\\u0000b"}}`);
     const accepted = await deliver(server.url, world.provider, tolerated);
     expect([accepted.status, accepted.body.status]).toEqual([200, 'accepted']);
+    // settled before the next test counts rows: its capture's entries must not land in that count
+    await waitUntil(async () => (await world.tenant.get(`/v1/jobs/${job.id}`)).body.state === 'captured');
   });
 
   it('refuses a reservation beyond the range of amounts (422 amount_out_of_range, naming the limit), reserving nothing', async () => {
