@@ -286,7 +286,7 @@ export class Driver {
       check(
         'a re-emission',
         this.api.deliver(PROVIDER, SECRET, `${id}_re`, body),
-        (r) => r.status === 200 && r.body?.status === 'accepted',
+        (r) => r.status === 200 && ACCEPTED.has(r.body?.status),
       );
     if (op.forged) check('a forgery', this.api.deliver(PROVIDER, FORGERY_SECRET, `${id}_forged`, body), (r) => r.status === 401);
     if (op.conflicting)
