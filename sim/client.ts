@@ -12,7 +12,7 @@ export interface Reply {
   body: any;
 }
 
-const RETRY_FOR_MS = 60_000;
+const RETRY_FOR_MS = 120_000;
 
 async function retrying(send: () => Promise<Response>): Promise<Reply> {
   const deadline = Date.now() + RETRY_FOR_MS;

@@ -68,6 +68,9 @@ export class Faults {
           await this.random.pick(this.workers).kill('SIGKILL');
           break;
         case 'kill_serve':
+          // not again before it has served a while: on a loaded machine a restart takes
+          // seconds, and killing it faster than it starts is an outage, not a fault
+          if (Date.now() - this.serve.startedAt < 5_000) break;
           await this.serve.kill('SIGKILL');
           await new Promise((resolve) => setTimeout(resolve, this.random.int(100, 800)));
           this.serve.start();

@@ -79,7 +79,11 @@ export class TallyProcess {
     private readonly env: Record<string, string>,
   ) {}
 
+  /** when it was last started (ms since the epoch) */
+  startedAt = 0;
+
   start(extraEnv: Record<string, string> = {}): void {
+    this.startedAt = Date.now();
     const child = spawn(process.execPath, [this.bin, ...this.args], {
       env: { ...process.env, ...this.env, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
