@@ -1,4 +1,4 @@
-import type { Grant } from '../../src/funds/posting/index.js';
+import { NO_FUNDING, post, type Grant, type Posting, type PostingResult, type WalletFunds } from '../../src/funds/posting/index.js';
 
 /** An instant for the posting module's pure tests, in microseconds. */
 export const T0 = 1_800_000_000_000_000n;
@@ -21,4 +21,22 @@ export function grantFixture(id: string, fields: Partial<Grant> = {}): Grant {
     voidedAmount: 0n,
     ...fields,
   };
+}
+
+/** The posting module's accepted result, or a test failure naming its refusal. */
+export function ok(result: PostingResult): Extract<PostingResult, { ok: true }> {
+  if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.refusal, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))}`);
+  return result;
+}
+
+/** A wallet whose grants have been activated with these amounts, through the module itself. */
+export function funded(grants: Grant[], amounts: bigint[]): { wallet: WalletFunds; postings: Posting[] } {
+  let wallet: WalletFunds = { grants, debt: 0n };
+  const postings: Posting[] = [];
+  grants.forEach((g, i) => {
+    const r = ok(post(wallet, NO_FUNDING, { kind: 'activate', grantId: g.id, amount: amounts[i]!, entry: 'grant', now: T0 }));
+    wallet = r.wallet;
+    postings.push(...r.postings);
+  });
+  return { wallet, postings };
 }

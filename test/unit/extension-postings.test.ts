@@ -12,7 +12,7 @@ import {
 } from '../../src/funds/posting/index.js';
 import { decide, growByRequest, type JobView } from '../../src/lifecycle/index.js';
 import type { PriceBook } from '../../src/pricing/index.js';
-import { T0, grantFixture } from '../support/grant-fixture.js';
+import { T0, funded, grantFixture, ok } from '../support/grant-fixture.js';
 
 /**
  * Hold extensions in the kernel (funds/posting: postExtension and the capture that
@@ -23,21 +23,6 @@ import { T0, grantFixture } from '../support/grant-fixture.js';
  * extension never lowers a limit and numbers itself 1, 2, … without gaps.
  */
 
-function ok(result: PostingResult): Extract<PostingResult, { ok: true }> {
-  if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.refusal, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))}`);
-  return result;
-}
-
-function funded(grants: Grant[], amounts: bigint[]): { wallet: WalletFunds; postings: Posting[] } {
-  let wallet: WalletFunds = { grants, debt: 0n };
-  const postings: Posting[] = [];
-  grants.forEach((g, i) => {
-    const r = ok(post(wallet, NO_FUNDING, { kind: 'activate', grantId: g.id, amount: amounts[i]!, entry: 'grant', now: T0 }));
-    wallet = r.wallet;
-    postings.push(...r.postings);
-  });
-  return { wallet, postings };
-}
 
 const heldOf = (job: JobFunding) =>
   job.shares.reduce((s, x) => s + x.held, 0n) + job.pieces.reduce((s, p) => (p.grantId === null ? s + p.amount : s), 0n);

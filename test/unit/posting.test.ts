@@ -15,26 +15,10 @@ import {
   type PostingResult,
   type WalletFunds,
 } from '../../src/funds/posting/index.js';
-import { T0, grantFixture } from '../support/grant-fixture.js';
+import { T0, funded, grantFixture, ok } from '../support/grant-fixture.js';
 
 const grant = grantFixture;
 
-function ok(result: PostingResult): Extract<PostingResult, { ok: true }> {
-  if (!result.ok) throw new Error(`refused: ${JSON.stringify(result.refusal, (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))}`);
-  return result;
-}
-
-/** A wallet whose grants have been activated with these amounts, through the module itself. */
-function funded(grants: Grant[], amounts: bigint[]): { wallet: WalletFunds; postings: Posting[] } {
-  let wallet: WalletFunds = { grants, debt: 0n };
-  const postings: Posting[] = [];
-  grants.forEach((g, i) => {
-    const r = ok(post(wallet, NO_FUNDING, { kind: 'activate', grantId: g.id, amount: amounts[i]!, entry: 'grant', now: T0 }));
-    wallet = r.wallet;
-    postings.push(...r.postings);
-  });
-  return { wallet, postings };
-}
 
 describe('the draw-down order', () => {
   it('is priority, then soonest expiry (none last), then promotional before paid, then effective, creation, id', () => {
