@@ -4,11 +4,7 @@ import {
   NO_FUNDING,
   post,
   replay,
-  type Grant,
   type JobFunding,
-  type Posting,
-  type PostingResult,
-  type WalletFunds,
 } from '../../src/funds/posting/index.js';
 import { decide, growByRequest, type JobView } from '../../src/lifecycle/index.js';
 import type { PriceBook } from '../../src/pricing/index.js';
