@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signIn as signInAt, visitWithoutProblems } from '../support/console-browser.js';
 import { freshDatabase } from '../support/database.js';
 import { ADMIN_TOKEN, startServer, waitUntil } from '../support/server.js';
 import { Client, deliver, signDelivery } from '../support/client.js';
@@ -58,24 +59,9 @@ afterAll(async () => {
   await server.stop();
 });
 
-async function visit(page: Page, path: string, name: string) {
-  const problems: string[] = [];
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`));
-  await page.goto(`${server.url}${path}`);
-  await page.waitForLoadState('networkidle');
-  await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
-  expect(problems).toEqual([]);
-}
-
-async function signIn(page: Page, credential: string) {
-  await page.goto(`${server.url}/console/sign-in`);
-  await page.fill('#token', credential);
-  await Promise.all([page.waitForURL(`${server.url}/console`), page.click('button[type=submit]')]);
-  // the overview's own requests (its icon) finish before the next page: a navigation would abort them
-  await page.waitForLoadState('networkidle');
-}
+const visit = (page: Page, path: string, name: string) =>
+  visitWithoutProblems(page, `${server.url}${path}`, `${ARTIFACTS}${name}.png`);
+const signIn = (page: Page, credential: string) => signInAt(page, server.url, credential);
 
 describe("a long-running job's hold in the console", () => {
   for (const who of ['tenant', 'operator'] as const) {
