@@ -33,15 +33,22 @@ export async function compare(api: Api, ids: Ids, model: Model): Promise<string[
     same(`wallet ${name} available`, parseMicros(view.available), expected.available);
     same(`wallet ${name} debt`, parseMicros(view.debt), expected.debt);
     const grants = await allGrants(api, wallet.id);
+    // a recharge's grant is Tally's own: the wallet's n-th auto_recharge grant, in creation order
+    const recharges = [...grants.values()]
+      .filter((g) => g.source === 'auto_recharge')
+      .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
+    const expectedRecharges = [...expected.grants.keys()].filter((g) => g.includes(':recharge:')).length;
+    same(`wallet ${name} recharges`, recharges.length, expectedRecharges);
     for (const [grant, g] of expected.grants) {
-      const tally = grants.get(ids.grants.get(grant)?.id ?? '');
+      const recharge = /:recharge:(\d+)$/.exec(grant);
+      const tally = recharge ? recharges[Number(recharge[1]) - 1] : grants.get(ids.grants.get(grant)?.id ?? '');
       if (!tally) {
         found.push(`grant ${grant} of wallet ${name}: not in Tally`);
         continue;
       }
       same(
         `grant ${grant} (wallet ${name})`,
-        { remaining: parseMicros(tally.remaining), held: parseMicros(tally.held), status: tally.status },
+        { amount: parseMicros(tally.amount), remaining: parseMicros(tally.remaining), held: parseMicros(tally.held), status: tally.status },
         g,
       );
     }
@@ -101,11 +108,21 @@ function sorted(usage: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(usage).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
-async function allGrants(api: Api, walletId: string): Promise<Map<string, { remaining: string; held: string; status: string }>> {
-  const grants = new Map<string, { remaining: string; held: string; status: string }>();
+interface GrantView {
+  id: string;
+  amount: string;
+  remaining: string;
+  held: string;
+  status: string;
+  source: string;
+  created_at: string;
+}
+
+async function allGrants(api: Api, walletId: string): Promise<Map<string, GrantView>> {
+  const grants = new Map<string, GrantView>();
   let after: string | null = null;
   for (;;) {
-    const page: { data: { id: string; remaining: string; held: string; status: string }[]; has_more: boolean } = (
+    const page: { data: GrantView[]; has_more: boolean } = (
       await api.call('GET', `/v1/wallets/${walletId}/grants?limit=100${after ? `&starting_after=${after}` : ''}`, ADMIN_TOKEN)
     ).body;
     for (const g of page.data) grants.set(g.id, g);

@@ -47,6 +47,17 @@ export class Api {
     );
   }
 
+  /** One Stripe event to Tally's endpoint, signed afresh by `sign` at each attempt. */
+  stripe(payload: string, sign: () => string): Promise<Reply> {
+    return retrying(() =>
+      fetch(`${this.baseUrl()}/v1/payments/stripe/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': sign() },
+        body: payload,
+      }),
+    );
+  }
+
   /** One signed delivery (a forged one is signed with another secret); retried with a fresh timestamp. */
   deliver(provider: string, secret: string, id: string, body: string): Promise<Reply> {
     const signer = new Webhook(secret);

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
 import type { Api, Reply } from './client.js';
 import { Model, ModelDisagrees } from './model.js';
-import { SIM_CURRENCY, SIM_MODEL, SIM_UNIT_PRICES, type Answer, type Op } from './ops.js';
+import { SIM_CURRENCY, SIM_MODEL, SIM_UNIT_PRICES, type Answer, type Op, type StripeDelivery } from './ops.js';
+import { sendStripeEvents, type LocalStripe, type StripeEvent } from './stripe.js';
 import { ADMIN_TOKEN } from './world.js';
 
 /**
@@ -33,7 +35,7 @@ export interface Ids {
   jobs: Map<string, string>;
 }
 
-const SETTLED = new Set(['applied', 'no_effect', 'stale', 'dead']);
+const SETTLED = new Set(['applied', 'no_effect', 'stale', 'dead', 'discarded']);
 /** A new event's answers: accepted, or already_accepted when a retry follows an attempt whose answer a fault cut */
 const ACCEPTED = new Set(['accepted', 'already_accepted']);
 
@@ -50,9 +52,16 @@ export class Driver {
   /** each op's answer, for the op log */
   readonly answers: { step: number; op: Op; answer: Answer }[] = [];
 
-  constructor(private readonly api: Api) {}
+  /** each paid checkout's payment intent and open dispute, by sim grant name */
+  private readonly payments = new Map<string, { paymentIntent: string; dispute: string | null }>();
+
+  constructor(
+    private readonly api: Api,
+    private readonly stripe: { local: LocalStripe; pool: Pool } | null = null,
+  ) {}
 
   async setUp(): Promise<void> {
+    if (this.stripe !== null) await refuseCapturesOnDemand(this.stripe.pool);
     const admin = (method: string, path: string, body: unknown) => this.api.call(method, path, ADMIN_TOKEN, body);
     const provider = await admin('POST', '/v1/providers', {
       name: PROVIDER,
@@ -86,10 +95,19 @@ export class Driver {
   async perform(step: number, op: Op): Promise<void> {
     if (op.kind === 'check') return;
     if ('job' in op && op.kind !== 'submit' && !this.ids.jobs.has(op.job)) return; // refused at submission: nothing to act on
+    // a refund or dispute of a checkout that was refused or never paid: there is no payment to act on
+    if ((op.kind === 'refund' || op.kind === 'dispute_open' || op.kind === 'dispute_close') && !this.payments.has(op.grant)) return;
+    if (op.kind === 'dispute_close' && this.payments.get(op.grant)!.dispute === null) return;
+    // a dead letter needs a job that still captures (the generator cannot know whether an earlier op ended it)
+    if (op.kind === 'dead_letter' && (this.model.ended(op.job) || this.stripe === null)) return;
+    if (op.kind === 'race_submits' && !this.model.raceFits(op, Date.now())) return;
+    if (this.stripe === null && (op.kind === 'checkout' || op.kind === 'refund' || op.kind.startsWith('dispute_') || op.kind === 'card')) return;
     if ('wallet' in op) await this.clearOfExpiries(op.wallet);
     const start = Date.now();
     this.effectAt = null;
     const answer = await this.call(step, op, start);
+    // a recharge the op decided is charged (or declined) before the model hears of the op
+    if (this.stripe !== null) await this.paymentsSettled(step, op);
     // When the op took effect, by Tally's clock where its answer says (a retry after a fault
     // may run it long after it started, past a grant's expiry): the model decides at that
     // instant. A grant's expiry is set from the op's start, as sent.
@@ -227,6 +245,17 @@ export class Driver {
         await this.settled(step, op, jobId);
         return answerOf(extension);
       }
+      case 'checkout':
+      case 'refund':
+      case 'dispute_open':
+      case 'dispute_close':
+      case 'card':
+      case 'auto_recharge':
+        return this.payment(step, op);
+      case 'dead_letter':
+        return this.deadLetter(step, op);
+      case 'race_submits':
+        return this.raceSubmits(step, op);
       case 'race_cancel_complete': {
         const tenant = this.tenantOf(op.wallet);
         const jobId = this.ids.jobs.get(op.job)!;
@@ -237,6 +266,150 @@ export class Driver {
         await this.settled(step, op, jobId);
         return answerOf(cancel);
       }
+    }
+  }
+
+  /** The submissions at once, then each job failed (one after another): its hold released. */
+  private async raceSubmits(step: number, op: Extract<Op, { kind: 'race_submits' }>): Promise<Answer> {
+    const tenant = this.tenantOf(op.wallet);
+    const walletId = this.ids.wallets.get(op.wallet)!.id;
+    const replies = await Promise.all(
+      op.jobs.map((job) =>
+        this.api.call(
+          'POST',
+          '/v1/jobs',
+          tenant.apiKey,
+          { wallet_id: walletId, model: SIM_MODEL, provider: PROVIDER, limits: op.limits },
+          `sim-submit-${job}`,
+        ),
+      ),
+    );
+    const refused = replies.find((r) => r.status !== 201);
+    if (refused) return { status: refused.status, ...(refused.body?.error?.code ? { code: refused.body.error.code as string } : {}) };
+    for (const [i, job] of op.jobs.entries()) this.ids.jobs.set(job, replies[i]!.body.id);
+    for (const job of op.jobs) {
+      const jobId = this.ids.jobs.get(job)!;
+      await this.deliverOnce(step, op, jobId, 'job.failed', {});
+      await this.settled(step, op, jobId);
+    }
+    return { status: 201 };
+  }
+
+  /** A completion dead-lettered by the database's refusal, then retried or discarded by the operator. */
+  private async deadLetter(step: number, op: Extract<Op, { kind: 'dead_letter' }>): Promise<Answer> {
+    const pool = this.stripe!.pool;
+    const jobId = this.ids.jobs.get(op.job)!;
+    const id = `msg_sim_${step}_dead`;
+    await pool.query('insert into sim_refused_captures (job_id) values ($1) on conflict do nothing', [jobId]);
+    try {
+      const first = await this.api.deliver(PROVIDER, SECRET, id, this.body(jobId, 'job.completed', { usage: op.usage }));
+      if (first.status !== 200 || !ACCEPTED.has(first.body?.status))
+        throw new Disagreement(step, op, `first delivery: ${first.status} ${JSON.stringify(first.body)}`);
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const view = await this.api.call('GET', `/v1/jobs/${jobId}`, ADMIN_TOKEN);
+        const event = (view.body?.events ?? []).find((e: { event_key: string }) => e.event_key === id);
+        if (event?.state === 'dead') break;
+        if (event && SETTLED.has(event.state)) throw new Disagreement(step, op, `a refused capture ended ${event.state}, not dead`);
+        if (Date.now() > deadline) throw new Disagreement(step, op, `a refused capture was not dead-lettered in 120 s: ${JSON.stringify(event)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await pool.query('delete from sim_refused_captures where job_id = $1', [jobId]);
+    }
+    const path = `/v1/events/${PROVIDER}/${id}/${op.then}`;
+    const reply = await this.api.call('POST', path, ADMIN_TOKEN, op.then === 'discard' ? { note: `sim step ${step}` } : {});
+    if (reply.status === (op.then === 'retry' ? 202 : 200)) await this.settled(step, op, jobId);
+    return { status: reply.status, ...(reply.body?.error?.code ? { code: reply.body.error.code as string } : {}) };
+  }
+
+  /** The payment ops: Tally's API where the tenant acts, the local Stripe where the customer or the bank does, Stripe's events to Tally. */
+  private async payment(
+    step: number,
+    op: Extract<Op, { kind: 'checkout' | 'refund' | 'dispute_open' | 'dispute_close' | 'card' | 'auto_recharge' }>,
+  ): Promise<Answer> {
+    const stripe = this.stripe!.local;
+    const tenant = this.tenantOf(op.wallet);
+    const walletId = this.ids.wallets.get(op.wallet)!.id;
+    const cents = (micros: bigint) => Number(micros / 10_000n);
+    let events: StripeEvent[];
+    switch (op.kind) {
+      case 'card':
+        stripe.cards.set(op.card, op.declines ? 'decline' : 'succeed');
+        return { status: 200 };
+      case 'auto_recharge': {
+        const reply = await this.api.call('PUT', `/v1/wallets/${walletId}/auto-recharge`, tenant.apiKey, {
+          enabled: op.enabled,
+          threshold: formatMicros(op.threshold),
+          target: formatMicros(op.target),
+          monthly_limit: op.monthlyLimit === null ? null : formatMicros(op.monthlyLimit),
+        });
+        return { status: reply.status, ...(reply.body?.error?.code ? { code: reply.body.error.code as string } : {}) };
+      }
+      case 'checkout': {
+        const reply = await this.api.call(
+          'POST',
+          `/v1/wallets/${walletId}/checkout-sessions`,
+          tenant.apiKey,
+          { amount: formatMicros(op.amount), success_url: 'https://example.com/paid', cancel_url: 'https://example.com/back' },
+          `sim-checkout-${op.grant}`,
+        );
+        if (reply.status !== 201) return { status: reply.status, ...(reply.body?.error?.code ? { code: reply.body.error.code as string } : {}) };
+        this.remember(op.grant, op.wallet, reply.body.grant_id, null);
+        if (op.paid) {
+          events = await stripe.completeCheckout(reply.body.id, { paymentMethod: op.card, send: false });
+          const intent = events.find((e) => e.type === 'payment_intent.succeeded')!.data.object.id as string;
+          this.payments.set(op.grant, { paymentIntent: intent, dispute: null });
+        } else events = await stripe.expireCheckout(reply.body.id, { send: false });
+        break;
+      }
+      case 'refund': {
+        const { paymentIntent } = this.payments.get(op.grant)!;
+        events = await stripe.refund(paymentIntent, cents(op.amount), { status: op.fails ? 'pending' : 'succeeded', send: false });
+        if (op.fails) {
+          // the pending refund posts (and any recharge it decides settles) before the bank refuses it
+          await this.sendStripe(step, op, events);
+          events = await stripe.updateRefund(events[0]!.data.object.id as string, 'failed', { send: false });
+        }
+        break;
+      }
+      case 'dispute_open': {
+        const payment = this.payments.get(op.grant)!;
+        events = await stripe.openDispute(payment.paymentIntent, cents(op.amount), { send: false });
+        payment.dispute = events[0]!.data.object.id as string;
+        break;
+      }
+      case 'dispute_close': {
+        const payment = this.payments.get(op.grant)!;
+        events = await stripe.closeDispute(payment.dispute!, op.outcome, { send: false });
+        payment.dispute = null;
+        break;
+      }
+    }
+    await this.sendStripe(step, op, events);
+    return { status: op.kind === 'checkout' ? 201 : 200 };
+  }
+
+  private async sendStripe(step: number, op: Op & { delivery: StripeDelivery }, events: StripeEvent[]): Promise<void> {
+    const wrong = await sendStripeEvents(this.api, events, op.delivery);
+    if (wrong.length > 0) throw new Disagreement(step, op, `Stripe's events:\n  ${wrong.join('\n  ')}`);
+    await this.paymentsSettled(step, op);
+  }
+
+  /** Until every Stripe event Tally received is applied (or found without effect) and no call to Stripe is pending; a dead one is a finding. */
+  async paymentsSettled(step: number, op: Op): Promise<void> {
+    const pool = this.stripe!.pool;
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const { rows } = await pool.query<{ open: number; dead: string | null }>(
+        `select (select count(*)::int from stripe_events where state in ('pending', 'processing'))
+              + (select count(*)::int from stripe_calls where state in ('pending', 'calling')) as open,
+                (select string_agg(type || ' ' || id || ': ' || coalesce(reason, ''), '; ') from stripe_events where state = 'dead') as dead`,
+      );
+      if (rows[0]!.dead) throw new Disagreement(step, op, `a Stripe event was dead-lettered: ${rows[0]!.dead}`);
+      if (rows[0]!.open === 0) return;
+      if (Date.now() > deadline) throw new Disagreement(step, op, `Stripe's events and calls did not settle in 120 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
@@ -319,6 +492,25 @@ export class Driver {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+/**
+ * The database's refusal on demand (a fault of the simulation's, like a terminated
+ * connection): a trigger makes every capture of a listed job fail, so its completion is
+ * dead-lettered; releases still pass.
+ */
+async function refuseCapturesOnDemand(pool: Pool): Promise<void> {
+  await pool.query('create table if not exists sim_refused_captures (job_id uuid primary key)');
+  await pool.query(`
+    create or replace function sim_refuse_listed_capture() returns trigger language plpgsql as $$
+    begin
+      if new.charge_type = 'capture' and exists (select 1 from sim_refused_captures where job_id = new.job_id) then
+        raise exception 'the capture of job % is refused by the simulation', new.job_id;
+      end if;
+      return new;
+    end $$`);
+  await pool.query(`create or replace trigger sim_refuse_listed_capture before insert on settlements
+    for each row execute function sim_refuse_listed_capture()`);
 }
 
 export function formatMicros(micros: bigint): string {

@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { Random } from './random.js';
+import type { CommitCuttingProxy } from './commit-cutting-proxy.js';
+import type { LocalStripe } from './stripe.js';
 import type { TallyProcess } from './world.js';
 
 /**
@@ -10,13 +12,22 @@ import type { TallyProcess } from './world.js';
  * connections. Paused around quiescent checks (every process up).
  */
 
-export const FAULT_KINDS = ['kill_worker', 'kill_serve', 'failpoint', 'terminate_backends'] as const;
+export const FAULT_KINDS = ['kill_worker', 'kill_serve', 'failpoint', 'terminate_backends', 'stripe_500', 'stripe_hang', 'stripe_lost_answer', 'lost_commit'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 const FAILPOINTS = ['worker.after_claim', 'settle.before_commit', 'settle.after_extension', 'worker.after_commit'];
 
 export class Faults {
-  readonly counts: Record<FaultKind, number> = { kill_worker: 0, kill_serve: 0, failpoint: 0, terminate_backends: 0 };
+  readonly counts: Record<FaultKind, number> = {
+    kill_worker: 0,
+    kill_serve: 0,
+    failpoint: 0,
+    terminate_backends: 0,
+    stripe_500: 0,
+    stripe_hang: 0,
+    stripe_lost_answer: 0,
+    lost_commit: 0,
+  };
   private readonly random: Random;
   private paused = 0;
   private stopped = false;
@@ -27,6 +38,8 @@ export class Faults {
     private readonly serve: TallyProcess,
     private readonly workers: TallyProcess[],
     private readonly pool: pg.Pool,
+    private readonly stripe: LocalStripe | null = null,
+    private readonly proxy: CommitCuttingProxy | null = null,
   ) {
     this.random = new Random(seed ^ 0xfa17);
   }
@@ -45,10 +58,17 @@ export class Faults {
     this.paused++;
     try {
       await this.revive();
+      this.calmStripe();
       return await task();
     } finally {
       this.paused--;
     }
+  }
+
+  /** Stripe answers again: nothing hangs or fails on purpose while a check runs. */
+  private calmStripe(): void {
+    this.stripe?.releaseHung();
+    this.proxy?.disarm();
   }
 
   /** Starts again whatever died (a killed process, a failpoint's SIGKILL), without failpoints. */
@@ -61,7 +81,9 @@ export class Faults {
       await new Promise((resolve) => setTimeout(resolve, this.random.int(300, 2_500)));
       await this.revive();
       if (this.paused > 0 || this.stopped) continue;
-      const kind = this.random.pick(FAULT_KINDS);
+      const kind = this.random.pick(
+        FAULT_KINDS.filter((k) => (this.stripe !== null || !k.startsWith('stripe_')) && (this.proxy !== null || k !== 'lost_commit')),
+      );
       this.counts[kind]++;
       switch (kind) {
         case 'kill_worker':
@@ -81,6 +103,25 @@ export class Faults {
           worker.start({ TALLY_FAILPOINTS: this.random.pick(FAILPOINTS) });
           break;
         }
+        case 'stripe_500':
+          // Stripe's next calls fail: Tally answers 503 and the client retries, or its worker retries the call with its key
+          this.stripe!.failNext(this.random.int(1, 3), /.*/, this.random.pick([500, 502, 503]));
+          break;
+        case 'stripe_hang': {
+          // Stripe's next call is not answered for a while (Tally's client gives up after its timeout, or the answer comes late)
+          this.stripe!.hangNext(1);
+          const stripe = this.stripe!;
+          setTimeout(() => stripe.releaseHung(), this.random.int(500, 4_000));
+          break;
+        }
+        case 'stripe_lost_answer':
+          // Stripe carries out Tally's next call and the answer is lost: the retry under the same key must get the same object
+          this.stripe!.dropAfterCommitNext(1, /^\/v1\/(customers|checkout\/sessions|payment_intents)$/);
+          break;
+        case 'lost_commit':
+          // the next COMMIT of a transaction that wrote reaches PostgreSQL, and its answer never reaches Tally
+          this.proxy!.arm('after', { ran: /^\s*(insert|update|with)\b/i });
+          break;
         case 'terminate_backends':
           await this.pool
             .query(

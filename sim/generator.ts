@@ -1,4 +1,4 @@
-import type { AutoExtendRule, Op, ProviderEventType, Usage } from './ops.js';
+import type { AutoExtendRule, Op, ProviderEventType, StripeDelivery, Usage } from './ops.js';
 import { Random } from './random.js';
 
 /**
@@ -32,7 +32,31 @@ const WEIGHTS = {
   grant: 5,
   void_grant: 2,
   spend_limit: 2,
+  checkout: 3,
+  refund: 2,
+  dispute_open: 1,
+  dispute_close: 1,
+  card: 1,
+  auto_recharge: 1,
+  dead_letter: 1,
+  race_submits: 2,
 } as const;
+
+/**
+ * The wallets that recharge themselves (the first two): their grants never expire and no
+ * race op touches them, so that every posting that may decide a recharge is one op's, and
+ * the recharge settles before the wallet's next op.
+ */
+const RECHARGING = 2;
+
+/** A paid checkout's payment, as the generator asked for it. */
+interface ShadowPayment {
+  grant: string;
+  amount: bigint;
+  /** refunded or lost in a dispute so far */
+  returned: bigint;
+  disputed: bigint | null;
+}
 
 interface ShadowJob {
   name: string;
@@ -52,6 +76,37 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
   const grants = new Map<string, string[]>();
   const jobs: ShadowJob[] = [];
   let grantCount = 0;
+  const payments = new Map<string, ShadowPayment[]>();
+  const cards = new Map<string, string>();
+  let cardCount = 0;
+  const delivery = (paid: boolean): StripeDelivery => ({
+    order: random.int(1, 2 ** 30),
+    copies: random.chance(0.5) ? 1 : random.int(2, 3),
+    forged: random.chance(0.1),
+    onlyCompleted: paid && random.chance(0.15),
+  });
+  const cents = (min: bigint, max: bigint): bigint => BigInt(random.int(Number(min / 10_000n), Number(max / 10_000n))) * 10_000n;
+  const checkout = (wallet: string, paid: boolean): Op => {
+    const grant = `g${++grantCount}`;
+    const card = `pm_sim_${++cardCount}`;
+    const amount = BigInt(random.int(50, 3_000)) * 10_000n;
+    if (paid) {
+      payments.get(wallet)!.push({ grant, amount, returned: 0n, disputed: null });
+      cards.set(wallet, card);
+    }
+    return { kind: 'checkout', wallet, grant, amount, paid, card, delivery: delivery(paid) };
+  };
+  const autoRecharge = (wallet: string): Op => {
+    const threshold = BigInt(random.int(1, 8)) * 1_000_000n;
+    return {
+      kind: 'auto_recharge',
+      wallet,
+      enabled: random.chance(0.9),
+      threshold,
+      target: random.chance(0.1) ? threshold : threshold + cents(1_000_000n, 20_000_000n),
+      monthlyLimit: random.chance(0.3) ? BigInt(random.int(10, 80)) * 1_000_000n : null,
+    };
+  };
   const tenants = random.int(TENANTS.min, TENANTS.max);
   for (let t = 1; t <= tenants; t++) {
     const wallet = `w${t}`;
@@ -61,7 +116,10 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
     const grant = `g${++grantCount}`;
     grants.get(wallet)!.push(grant);
     ops.push({ kind: 'credit', wallet, grant, amount: BigInt(random.int(5, 40)) * 1_000_000n });
+    payments.set(wallet, []);
+    if (t <= RECHARGING) ops.push(checkout(wallet, true), autoRecharge(wallet));
   }
+  const recharging = (wallet: string) => Number(wallet.slice(1)) <= RECHARGING;
   const usage = (limits: Usage, scale: number): Usage =>
     Object.fromEntries(Object.entries(limits).map(([d, max]) => [d, random.int(0, Math.max(1, Math.floor(max * scale)))]));
   const event = (job: ShadowJob, type: ProviderEventType, fields: { usage?: Usage; correction?: number } = {}): Op => ({
@@ -131,7 +189,7 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
         if (job) ops.push({ kind: 'cancel', wallet, job: job.name });
         break;
       case 'race_extend_complete':
-        if (job && !job.ended) {
+        if (job && !job.ended && !recharging(wallet)) {
           ops.push({
             kind: 'race_extend_complete',
             wallet,
@@ -143,7 +201,7 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
         }
         break;
       case 'race_cancel_complete':
-        if (job && !job.ended) {
+        if (job && !job.ended && !recharging(wallet)) {
           ops.push({ kind: 'race_cancel_complete', wallet, job: job.name, usage: usage(job.limits, 1) });
           job.ended = true;
         }
@@ -165,7 +223,13 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
           category: random.chance(0.6) ? 'promotional' : 'paid',
           priority: random.pick([10, 30, 50, 70, 90]),
           // some expire within seconds, while jobs hold them
-          expiresInMs: random.chance(0.35) ? random.int(4_000, 25_000) : random.chance(0.3) ? 86_400_000 : null,
+          expiresInMs: recharging(wallet)
+            ? null
+            : random.chance(0.35)
+              ? random.int(4_000, 25_000)
+              : random.chance(0.3)
+                ? 86_400_000
+                : null,
         });
         break;
       }
@@ -176,6 +240,66 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
       }
       case 'spend_limit':
         ops.push({ kind: 'spend_limit', tenant: `t${wallet.slice(1)}`, wallet, amount: BigInt(random.int(2, 25)) * 1_000_000n });
+        break;
+      case 'checkout':
+        ops.push(checkout(wallet, random.chance(0.85)));
+        break;
+      case 'refund': {
+        const refundable = payments.get(wallet)!.filter((p) => p.disputed === null && p.amount - p.returned >= 10_000n);
+        if (refundable.length === 0) break;
+        const payment = random.pick(refundable);
+        const amount = cents(10_000n, payment.amount - payment.returned);
+        const fails = random.chance(0.2);
+        if (!fails) payment.returned += amount;
+        ops.push({ kind: 'refund', wallet, grant: payment.grant, amount, fails, delivery: delivery(false) });
+        break;
+      }
+      case 'dispute_open': {
+        const open = payments.get(wallet)!.filter((p) => p.disputed === null && p.amount - p.returned >= 10_000n);
+        if (open.length === 0) break;
+        const payment = random.pick(open);
+        payment.disputed = cents(10_000n, payment.amount - payment.returned);
+        ops.push({ kind: 'dispute_open', wallet, grant: payment.grant, amount: payment.disputed, delivery: delivery(false) });
+        break;
+      }
+      case 'dispute_close': {
+        const disputed = payments.get(wallet)!.filter((p) => p.disputed !== null);
+        if (disputed.length === 0) break;
+        const payment = random.pick(disputed);
+        const outcome = random.chance(0.5) ? 'lost' : 'won';
+        if (outcome === 'lost') payment.returned += payment.disputed!;
+        payment.disputed = null;
+        ops.push({ kind: 'dispute_close', wallet, grant: payment.grant, outcome, delivery: delivery(false) });
+        break;
+      }
+      case 'dead_letter':
+        if (job && !job.ended) {
+          const then = random.chance(0.6) ? 'retry' : 'discard';
+          ops.push({ kind: 'dead_letter', wallet, job: job.name, usage: usage(job.limits, 1.2), then });
+          if (then === 'retry') job.ended = true;
+        }
+        break;
+      case 'race_submits':
+        if (recharging(wallet)) {
+          // mostly with a threshold far above what the wallet holds: the first hold decides the recharge, the others must see it in flight
+          if (random.chance(0.7)) {
+            const threshold = BigInt(random.int(300, 900)) * 1_000_000n;
+            const target = threshold + BigInt(random.int(5, 20)) * 1_000_000n;
+            ops.push({ kind: 'auto_recharge', wallet, enabled: true, threshold, target, monthlyLimit: null });
+          }
+          const names = Array.from({ length: random.int(3, 4) }, () => {
+            const name = `j${jobs.length + 1}`;
+            jobs.push({ name, wallet, limits: {}, autoExtend: null, ended: true, corrections: 0, progress: {} });
+            return name;
+          });
+          ops.push({ kind: 'race_submits', wallet, jobs: names, limits: { gpu_seconds: random.int(50, 300) } });
+        }
+        break;
+      case 'card':
+        if (recharging(wallet) && cards.has(wallet)) ops.push({ kind: 'card', wallet, card: cards.get(wallet)!, declines: random.chance(0.4) });
+        break;
+      case 'auto_recharge':
+        if (recharging(wallet)) ops.push(autoRecharge(wallet));
         break;
     }
   }

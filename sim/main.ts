@@ -8,6 +8,8 @@ import { Api } from './client.js';
 import { Disagreement, Driver } from './driver.js';
 import { Faults } from './faults.js';
 import { generate } from './generator.js';
+import { configurePayments, startLocalStripe } from './stripe.js';
+import { CommitCuttingProxy } from './commit-cutting-proxy.js';
 import type { Op } from './ops.js';
 import { ROOT, TallyProcess, freePort, startDatabase, tallyEnv } from './world.js';
 
@@ -69,15 +71,20 @@ async function run(options: Options): Promise<boolean> {
   const dataDir = await mkdtemp(join(tmpdir(), 'tally-sim-'));
   const database = await startDatabase(join(dataDir, 'pg'), `tally_sim_${options.seed}`);
   const port = await freePort();
-  const env = { ...tallyEnv(database.url), ...(options.plant ? { TALLY_SIM_PLANT: options.plant } : {}) };
+  // with faults, Tally reaches its database through a proxy that can lose a COMMIT's answer
+  const proxy = options.faults ? await CommitCuttingProxy.start(database.url) : null;
+  const tallyUrl = proxy ? proxy.urlFor(database.url) : database.url;
+  const env = { ...tallyEnv(tallyUrl), ...(options.plant ? { TALLY_SIM_PLANT: options.plant } : {}) };
   const serve = new TallyProcess('serve', bin, ['serve', '--port', String(port), '--workers', '0'], env);
   const workers = Array.from(
     { length: options.workers },
     (_, i) => new TallyProcess(`worker-${i + 1}`, bin, ['worker', '--concurrency', '4'], env),
   );
   const api = new Api(() => `http://127.0.0.1:${port}`);
-  const driver = new Driver(api);
-  const faults = new Faults(options.seed, serve, workers, database.pool);
+  const stripe = await startLocalStripe();
+  const driver = new Driver(api, { local: stripe, pool: database.pool });
+  const faults = new Faults(options.seed, serve, workers, database.pool, stripe, proxy);
+
   const started = Date.now();
   let step = 0;
   let checks = 0;
@@ -96,6 +103,7 @@ async function run(options: Options): Promise<boolean> {
     await waitForHealth(`http://127.0.0.1:${port}`, serve);
     for (const worker of workers) worker.start();
     await driver.setUp();
+    await configurePayments(api, stripe);
     if (options.faults) faults.start();
     const deadline = options.minutes === undefined ? null : started + options.minutes * 60_000;
     for (let round = 0; ; round++) {
@@ -145,7 +153,7 @@ async function run(options: Options): Promise<boolean> {
       .map(([k, n]) => `${k} ${n}`)
       .join(', ');
     console.log(
-      `sim: seed ${options.seed}, ${performed} operations, ${checks} quiescent checks, all agreeing${options.faults ? `; faults: ${f}` : ''} (${Math.round((Date.now() - started) / 1000)} s)`,
+      `sim: seed ${options.seed}, ${performed} operations, ${checks} quiescent checks, all agreeing${options.faults ? `; faults: ${f} (COMMIT answers lost: ${proxy?.fired.length ?? 0})` : ''} (${Math.round((Date.now() - started) / 1000)} s)`,
     );
     await writeLog(logPath, driver);
     return true;
@@ -162,6 +170,8 @@ async function run(options: Options): Promise<boolean> {
   } finally {
     await faults.stop();
     for (const p of [...workers, serve]) await p.stop();
+    await stripe.close();
+    await proxy?.close();
     await database.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
@@ -171,7 +181,7 @@ async function run(options: Options): Promise<boolean> {
 function rename(op: Op, round: number): Op {
   if (round === 0) return op;
   const renamed: Record<string, unknown> = { ...op };
-  for (const key of ['tenant', 'wallet', 'grant', 'job'] as const)
+  for (const key of ['tenant', 'wallet', 'grant', 'job', 'card'] as const)
     if (typeof renamed[key] === 'string') renamed[key] = `r${round}${renamed[key] as string}`;
   return renamed as Op;
 }

@@ -16,10 +16,18 @@ export interface Grant {
   readonly expiresAt: number | null;
   /** creation order in the model: effective_at is the creation instant here (every op's grant is effective at once), so this breaks the last ties */
   readonly seq: number;
+  /** what it brings (a payment's grant: what the payment must be) */
+  amount: bigint;
   remaining: bigint;
   held: bigint;
   voided: boolean;
   expiryPosted: boolean;
+  /** a checkout's or a recharge's grant before its payment: remaining and held 0, funds nothing */
+  awaiting: boolean;
+  /** its payment will never come (the session expired, the recharge was declined) */
+  canceled: boolean;
+  /** an open dispute freezes its whole unheld remaining: it funds no new hold or charge */
+  disputed: boolean;
 }
 
 export type GrantSpec = Pick<Grant, 'name' | 'category' | 'priority' | 'expiresAt'>;
@@ -52,6 +60,11 @@ const unheld = (g: Grant) => g.remaining - g.held;
 export class Funds {
   private readonly grants = new Map<string, Grant>();
   debt = 0n;
+  /**
+   * Called after each posting that lowers `available` (a hold, a charge beyond the holds, a
+   * void, an expiry, a refund or lost dispute), at its instant: where auto-recharge decides.
+   */
+  lowered: (at: number) => void = () => {};
 
   has(name: string): boolean {
     return this.grants.has(name);
@@ -80,7 +93,7 @@ export class Funds {
   /** The grants that can fund now, with something unheld, in draw-down order. */
   fundable(at: number): Grant[] {
     return this.all()
-      .filter((g) => this.live(g, at) && unheld(g) > 0n)
+      .filter((g) => this.live(g, at) && !g.awaiting && !g.canceled && !g.disputed && unheld(g) > 0n)
       .sort(drawDown);
   }
 
@@ -99,22 +112,74 @@ export class Funds {
   /** `status` as the grant view says it: voided, then expired (at or after expires_at, posted or not), then depleted, else active. */
   status(g: Grant, at: number): string {
     if (g.voided) return 'voided';
+    if (g.canceled) return 'canceled';
+    if (g.awaiting) return 'awaiting_payment';
     if (this.expiredAt(g, at)) return 'expired';
+    if (g.disputed) return 'disputed';
     return g.remaining === 0n ? 'depleted' : 'active';
   }
 
   /** A credit or a grant effective at once: its money enters the wallet, paying the debt first. */
   activate(spec: GrantSpec, seq: number, amount: bigint, at: number): void {
-    const grant: Grant = { ...spec, seq, remaining: amount, held: 0n, voided: false, expiryPosted: false };
+    this.awaitPayment(spec, seq, amount);
+    this.pay(spec.name, at);
+  }
+
+  /** A grant awaiting its payment (a checkout's, a recharge's): it holds nothing yet. */
+  awaitPayment(spec: GrantSpec, seq: number, amount: bigint): void {
+    const grant: Grant = {
+      ...spec,
+      seq,
+      amount,
+      remaining: 0n,
+      held: 0n,
+      voided: false,
+      expiryPosted: false,
+      awaiting: true,
+      canceled: false,
+      disputed: false,
+    };
     this.grants.set(spec.name, grant);
-    this.arrive(grant, amount, at);
+  }
+
+  /** Its payment arrives: the money enters the wallet, paying the debt first. */
+  pay(name: string, at: number): void {
+    const g = this.grant(name);
+    g.awaiting = false;
+    g.remaining += g.amount;
+    this.arrive(g, g.amount, at);
+  }
+
+  /** Its payment will never come. */
+  cancel(name: string): void {
+    const g = this.grant(name);
+    g.awaiting = false;
+    g.canceled = true;
+  }
+
+  /**
+   * A refund of the grant's payment, or a lost dispute: taken from the grant's unheld
+   * remaining (frozen or not), what it lacks as debt.
+   */
+  takeBack(name: string, amount: bigint, at: number): void {
+    const g = this.grant(name);
+    const take = minMicros(unheld(g) > 0n ? unheld(g) : 0n, amount);
+    g.remaining -= take;
+    this.debt += amount - take;
+    this.lowered(at);
+  }
+
+  /** A refund that failed after it posted is credited back to its grant, as any money arriving there. */
+  creditBack(name: string, amount: bigint, at: number): void {
+    this.giveBack(this.grant(name), amount, at);
   }
 
   /** An operator's void: the unheld remaining leaves at once; shares held for jobs stay with them. */
-  void(name: string): void {
+  void(name: string, at: number): void {
     const g = this.grant(name);
     g.voided = true;
     g.remaining -= unheld(g);
+    this.lowered(at);
   }
 
   /** Grants past their expiry whose unheld remaining has not left yet, soonest first. */
@@ -128,6 +193,7 @@ export class Funds {
   postExpiry(g: Grant): void {
     g.remaining -= unheld(g);
     g.expiryPosted = true;
+    this.lowered(g.expiresAt ?? 0);
   }
 
   /**
@@ -149,6 +215,7 @@ export class Funds {
       if (!mayOwe) throw new Error(`model bug: a hold of ${amount} the grants cannot fund`);
       pieces.push({ grant: null, amount: left });
     }
+    if (amount > 0n) this.lowered(at);
     return pieces;
   }
 
@@ -202,6 +269,7 @@ export class Funds {
       this.debt += left;
       draws.push({ grant: null, amount: left, refunded: 0n });
     }
+    this.lowered(at);
     return draws;
   }
 

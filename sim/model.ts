@@ -38,7 +38,8 @@ export interface ExpectedWallet {
   reserved: bigint;
   available: bigint;
   debt: bigint;
-  grants: Map<string, { remaining: bigint; held: bigint; status: string }>;
+  /** by sim name; a recharge's grant is named `<wallet>:recharge:<n>` (the wallet's n-th, in creation order) */
+  grants: Map<string, { amount: bigint; remaining: bigint; held: bigint; status: string }>;
   spentToday: bigint;
 }
 
@@ -75,6 +76,14 @@ interface Wallet extends Books {
   readonly name: string;
   readonly tenant: string;
   dayLimit: bigint | null;
+  /** the payment method of the tenant's latest successful checkout (what a recharge charges) */
+  card: string | null;
+  autoRecharge: { enabled: boolean; threshold: bigint; target: bigint; monthlyLimit: bigint | null; failures: number } | null;
+  /** the recharge in flight: its grant (named `<wallet>:recharge:<n>`), amount, month and the card it charges */
+  recharge: { grant: string; amount: bigint; month: string; card: string } | null;
+  recharges: number;
+  /** what recharges took (or hold in flight) per UTC month ("2026-12") */
+  rechargedByMonth: Map<string, bigint>;
   /** the instant up to which time-driven effects have been applied */
   clock: number;
 }
@@ -82,6 +91,11 @@ interface Wallet extends Books {
 const ok = (status: number, why: string): Outcome => ({ status, why });
 const refused = (status: number, code: string, why: string): Outcome => ({ status, code, why });
 const TERMINAL = refused(409, 'job_terminal', 'the job is captured or released');
+/** Stripe's minimum charge in USD, and its minor unit, in micro-units */
+const STRIPE_MINIMUM = 500_000n;
+const MINOR_UNIT = 10_000n;
+/** `amount` rounded up to a multiple of `unit` (amount ≥ 0) */
+const ceilTo = (amount: bigint, unit: bigint) => ((amount + unit - 1n) / unit) * unit;
 const NOT_FOUND = (what: string) => refused(404, '', `Tally refused to create ${what}: it does not exist`);
 
 export class Model {
@@ -91,6 +105,10 @@ export class Model {
   /** jobs and grants whose creation Tally refused (402, 400, 422): later ops naming them find nothing */
   private readonly refusedNames = new Set<string>();
   private grantSeq = 0;
+  /** each open dispute's amount, by grant */
+  private readonly disputes = new Map<string, bigint>();
+  /** how each card fares in a recharge (unlisted: it pays) */
+  private readonly cardDeclines = new Map<string, boolean>();
   private now = 0;
 
   constructor(options: ModelOptions = {}) {
@@ -100,6 +118,12 @@ export class Model {
   /** Applies an op as Tally answered it; throws ModelDisagrees when the contract does not allow that answer in the model's state. */
   apply(op: Op, answer: Answer, atMs: number): void {
     this.now = Math.max(this.now, atMs);
+    this.applyOp(op, answer, atMs);
+    // a recharge the op decided is resolved before the wallet's next op (the driver waits for it)
+    if ('wallet' in op) this.settleRecharge(this.walletsByName.get(op.wallet)!, atMs);
+  }
+
+  private applyOp(op: Op, answer: Answer, atMs: number): void {
     switch (op.kind) {
       case 'tenant':
         return this.tenant(op, answer);
@@ -123,6 +147,23 @@ export class Model {
         return this.raceExtendComplete(op, answer, atMs);
       case 'race_cancel_complete':
         return this.raceCancelComplete(op, answer, atMs);
+      case 'checkout':
+        return this.checkout(op, answer, atMs);
+      case 'refund':
+        return this.refund(op, answer, atMs);
+      case 'dispute_open':
+      case 'dispute_close':
+        return this.dispute(op, answer, atMs);
+      case 'card':
+        agree(op, answer, [ok(200, "the card's behaviour is Stripe's, not Tally's")]);
+        this.cardDeclines.set(op.card, op.declines);
+        return;
+      case 'auto_recharge':
+        return this.autoRecharge(op, answer, atMs);
+      case 'dead_letter':
+        return this.deadLetter(op, answer, atMs);
+      case 'race_submits':
+        return this.raceSubmits(op, answer, atMs);
       case 'check':
         for (const wallet of this.walletsByName.values()) this.advance(wallet, atMs);
         return;
@@ -134,7 +175,9 @@ export class Model {
     const at = this.now;
     const views = new Map<string, ExpectedWallet>();
     for (const w of this.walletsByName.values()) {
-      const grants = new Map(w.funds.all().map((g) => [g.name, { remaining: g.remaining, held: g.held, status: w.funds.status(g, at) }]));
+      const grants = new Map(
+        w.funds.all().map((g) => [g.name, { amount: g.amount, remaining: g.remaining, held: g.held, status: w.funds.status(g, at) }]),
+      );
       const { funds } = w;
       views.set(w.name, {
         balance: funds.balance(),
@@ -169,14 +212,74 @@ export class Model {
 
   private tenant(op: Extract<Op, { kind: 'tenant' }>, answer: Answer): void {
     agree(op, answer, [ok(201, 'a new tenant and its wallet')]);
-    this.walletsByName.set(op.wallet, {
+    const wallet: Wallet = {
       name: op.wallet,
       tenant: op.tenant,
       funds: new Funds(),
       spend: new Spend(),
       dayLimit: null,
+      card: null,
+      autoRecharge: null,
+      recharge: null,
+      recharges: 0,
+      rechargedByMonth: new Map(),
       clock: 0,
-    });
+    };
+    wallet.funds.lowered = (at) => this.maybeRecharge(wallet, at);
+    this.walletsByName.set(op.wallet, wallet);
+  }
+
+  /** PUT …/auto-recharge: target above threshold, else 400; `enabled: true` resets the failures. */
+  private autoRecharge(op: Extract<Op, { kind: 'auto_recharge' }>, answer: Answer, atMs: number): void {
+    const w = this.walletAt(op.wallet, atMs);
+    const valid = op.target > op.threshold;
+    agree(op, answer, [valid ? ok(200, 'the settings are replaced') : refused(400, 'invalid_auto_recharge', 'target must exceed threshold')]);
+    if (!valid) return;
+    const failures = op.enabled ? 0 : (w.autoRecharge?.failures ?? 0);
+    w.autoRecharge = { enabled: op.enabled, threshold: op.threshold, target: op.target, monthlyLimit: op.monthlyLimit, failures };
+  }
+
+  /**
+   * After a posting that lowered `available`: below the threshold with no recharge in flight
+   * (and a card known), one recharge is decided — target − available, rounded up to the
+   * cent, at least Stripe's minimum, within the month's limit counting what is in flight
+   * (skipped when that leaves less than the minimum) — a grant awaiting its payment.
+   */
+  private maybeRecharge(w: Wallet, at: number): void {
+    const rule = w.autoRecharge;
+    if (rule === null || !rule.enabled || w.card === null || w.recharge !== null) return;
+    const available = w.funds.available(at);
+    if (available >= rule.threshold) return;
+    let amount = ceilTo(rule.target - available, MINOR_UNIT);
+    if (amount < STRIPE_MINIMUM) amount = STRIPE_MINIMUM;
+    const month = new Date(at).toISOString().slice(0, 7);
+    if (rule.monthlyLimit !== null) {
+      const room = rule.monthlyLimit - (w.rechargedByMonth.get(month) ?? 0n);
+      const roomMinor = room > 0n ? room - (room % MINOR_UNIT) : 0n;
+      if (amount > roomMinor) amount = roomMinor;
+      if (amount < STRIPE_MINIMUM) return;
+    }
+    const grant = `${w.name}:recharge:${++w.recharges}`;
+    w.funds.awaitPayment({ name: grant, category: 'paid', priority: 50, expiresAt: null }, ++this.grantSeq, amount);
+    w.rechargedByMonth.set(month, (w.rechargedByMonth.get(month) ?? 0n) + amount);
+    w.recharge = { grant, amount, month, card: w.card };
+  }
+
+  /** The recharge in flight resolves as its card fares: paid (failures reset), or declined (canceled; the third decline in a row turns it off). */
+  private settleRecharge(w: Wallet, at: number): void {
+    const recharge = w.recharge;
+    if (recharge === null) return;
+    w.recharge = null;
+    const rule = w.autoRecharge!;
+    if (this.cardDeclines.get(recharge.card) === true) {
+      w.funds.cancel(recharge.grant);
+      w.rechargedByMonth.set(recharge.month, w.rechargedByMonth.get(recharge.month)! - recharge.amount);
+      rule.failures++;
+      if (rule.failures >= 3) rule.enabled = false;
+      return;
+    }
+    w.funds.pay(recharge.grant, at);
+    rule.failures = 0;
   }
 
   /** A credit (a paid grant, priority 50, no expiry) or a grant, effective at once: its money pays the debt first. */
@@ -204,12 +307,59 @@ export class Model {
     w.funds.activate({ name: op.grant, category: spec.category, priority: spec.priority, expiresAt }, ++this.grantSeq, op.amount, atMs);
   }
 
+  /**
+   * A Checkout top-up: 201 and a grant awaiting payment (paid, priority 50, no expiry, effective
+   * at creation), which the customer's payment activates (its money pays the debt first) or
+   * the session's expiry cancels. The amount must be whole cents, at least 0.50.
+   */
+  private checkout(op: Extract<Op, { kind: 'checkout' }>, answer: Answer, atMs: number): void {
+    const w = this.walletAt(op.wallet, atMs);
+    const chargeable = op.amount >= STRIPE_MINIMUM && op.amount % MINOR_UNIT === 0n;
+    const expected = chargeable ? ok(201, 'a grant awaiting payment and a session') : refused(400, 'invalid_amount', 'not chargeable');
+    agree(op, answer, [expected]);
+    if (expected.status !== 201) {
+      this.refusedNames.add(op.grant);
+      return;
+    }
+    w.funds.awaitPayment({ name: op.grant, category: 'paid', priority: 50, expiresAt: null }, ++this.grantSeq, op.amount);
+    if (!op.paid) return w.funds.cancel(op.grant);
+    if (w.funds.balance() + op.amount > MAX_AMOUNT) return; // not credited: payment_mismatch (never drawn)
+    w.funds.pay(op.grant, atMs);
+    w.card = op.card;
+  }
+
+  /** A refund at Stripe: posted once (from the grant's unheld remaining, the rest debt); one that fails is credited back once. */
+  private refund(op: Extract<Op, { kind: 'refund' }>, answer: Answer, atMs: number): void {
+    const w = this.walletAt(op.wallet, atMs);
+    agree(op, answer, [ok(200, "Stripe's events are received")]);
+    w.funds.takeBack(op.grant, op.amount, atMs);
+    if (!op.fails) return;
+    // the driver lets the refund's posting (and any recharge it decided) settle before the refund fails
+    this.settleRecharge(w, atMs);
+    w.funds.creditBack(op.grant, op.amount, atMs);
+  }
+
+  /** A dispute freezes its grant while open; lost, the disputed amount leaves once, like a refund. */
+  private dispute(op: Extract<Op, { kind: 'dispute_open' | 'dispute_close' }>, answer: Answer, atMs: number): void {
+    const w = this.walletAt(op.wallet, atMs);
+    agree(op, answer, [ok(200, "Stripe's events are received")]);
+    const grant = w.funds.grant(op.grant);
+    if (op.kind === 'dispute_open') {
+      grant.disputed = true;
+      this.disputes.set(op.grant, op.amount);
+      return;
+    }
+    grant.disputed = false;
+    if (op.outcome === 'lost') w.funds.takeBack(op.grant, this.disputes.get(op.grant)!, atMs);
+    this.disputes.delete(op.grant);
+  }
+
   private voidGrant(op: Extract<Op, { kind: 'void_grant' }>, answer: Answer, atMs: number): void {
     const w = this.walletAt(op.wallet, atMs);
     if (this.refusedNames.has(op.grant)) return void agree(op, answer, [NOT_FOUND(op.grant)]);
     const voided = w.funds.grant(op.grant).voided;
     agree(op, answer, [voided ? refused(409, 'grant_voided', 'voided already') : ok(200, 'the unheld remaining leaves')]);
-    if (!voided) w.funds.void(op.grant);
+    if (!voided) w.funds.void(op.grant, atMs);
   }
 
   private spendLimit(op: Extract<Op, { kind: 'spend_limit' }>, answer: Answer, atMs: number): void {
@@ -266,6 +416,47 @@ export class Model {
     if (refusal?.refusal === 'insufficient_funds') return refused(402, 'insufficient_funds', refusal.why);
     if (refusal?.refusal === 'spend_limit') return refused(402, 'spend_limit_reached', refusal.why);
     return ok(201, `an extension of ${formatMicros(amount)}`);
+  }
+
+  /** A dead-lettered completion: retried, it settles as it would have; discarded, the job stays as it was. */
+  private deadLetter(op: Extract<Op, { kind: 'dead_letter' }>, answer: Answer, atMs: number): void {
+    const found = this.jobAt(op, answer, atMs);
+    if (found === null) return;
+    agree(op, answer, [op.then === 'retry' ? ok(202, 'queued again') : ok(200, 'set aside for good')]);
+    if (op.then === 'retry') settle(found.job, found.wallet, { type: 'job.completed', usage: op.usage }, atMs);
+  }
+
+  /**
+   * Whether a race of submissions has one outcome whatever order the lock chooses: every
+   * hold fits (funds and the day's limit), no debt (a return and a recharge would pay it in
+   * an order of their own), a card that pays, and, once a recharge lands mid-race, the
+   * remaining holds cannot take `available` below the threshold again.
+   */
+  raceFits(op: Extract<Op, { kind: 'race_submits' }>, atMs: number): boolean {
+    const w = this.walletAt(op.wallet, atMs);
+    const each = price(op.limits);
+    const all = each * BigInt(op.jobs.length);
+    if (invalidLimits(op.limits, null) !== null || refusalOf(w, all, atMs) !== null || w.funds.debt > 0n) return false;
+    const rule = w.autoRecharge;
+    if (rule === null || !rule.enabled || w.card === null) return true;
+    if (this.cardDeclines.get(w.card) === true) return false;
+    return each * BigInt(op.jobs.length - 1) <= rule.target - rule.threshold;
+  }
+
+  private raceSubmits(op: Extract<Op, { kind: 'race_submits' }>, answer: Answer, atMs: number): void {
+    const w = this.walletAt(op.wallet, atMs);
+    agree(op, answer, [ok(201, 'every hold fits')]);
+    const jobs = op.jobs.map((name) => reserve(w, name, op.wallet, op.limits, null, atMs));
+    for (const job of jobs) {
+      this.jobsByName.set(job.name, job);
+      settle(job, w, { type: 'job.failed' }, atMs);
+    }
+  }
+
+  /** Whether the job has ended (captured or released) in the model; false for one it does not know. */
+  ended(job: string): boolean {
+    const found = this.jobsByName.get(job);
+    return found !== undefined && isTerminal(found.state);
   }
 
   private cancel(op: Extract<Op, { kind: 'cancel' }>, answer: Answer, atMs: number): void {

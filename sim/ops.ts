@@ -75,8 +75,51 @@ export type Op =
   | { kind: 'race_extend_complete'; wallet: string; job: string; add: Usage; usage: Usage }
   /** the tenant's cancel and the completion at once: the completion is accepted, so it wins (captured) */
   | { kind: 'race_cancel_complete'; wallet: string; job: string; usage: Usage }
+  /**
+   * A Checkout top-up through the local Stripe: POST /v1/wallets/{id}/checkout-sessions
+   * (a grant awaiting payment), then the customer pays it with card `card` (or lets it
+   * expire); Stripe's events reach Tally as `delivery` says. Returns once they are settled.
+   */
+  | { kind: 'checkout'; wallet: string; grant: string; amount: bigint; paid: boolean; card: string; delivery: StripeDelivery }
+  /** A refund of a paid checkout's payment, made at Stripe (`fails`: pending, then failed); amount in micro-units, whole cents */
+  | { kind: 'refund'; wallet: string; grant: string; amount: bigint; fails: boolean; delivery: StripeDelivery }
+  /** A dispute opened on a paid checkout's payment: its grant is frozen until the dispute closes */
+  | { kind: 'dispute_open'; wallet: string; grant: string; amount: bigint; delivery: StripeDelivery }
+  /** The grant's open dispute closes: `lost` takes the disputed amount, `won` only unfreezes */
+  | { kind: 'dispute_close'; wallet: string; grant: string; outcome: 'won' | 'lost'; delivery: StripeDelivery }
+  /** How the card of the tenant's checkouts fares in a recharge from now on (the local Stripe's card behaviour) */
+  | { kind: 'card'; wallet: string; card: string; declines: boolean }
+  /** PUT /v1/wallets/{id}/auto-recharge */
+  | { kind: 'auto_recharge'; wallet: string; enabled: boolean; threshold: bigint; target: bigint; monthlyLimit: bigint | null }
+  /**
+   * A completion the database refuses for good (a trigger on the job's capture, the sim's
+   * fault): dead-lettered after TALLY_MAX_ATTEMPTS; then the refusal is lifted and the
+   * operator retries it (POST …/retry: it settles) or discards it (POST …/discard: the job's
+   * hold no longer waits for it).
+   */
+  | { kind: 'dead_letter'; wallet: string; job: string; usage: Usage; then: 'retry' | 'discard' }
+  /**
+   * Submissions of jobs of the same limits on one recharging wallet at once, then each
+   * failed (released): the wallet's lock orders them, and whichever order it chose, one
+   * recharge at most is decided, by the first that leaves `available` below the threshold.
+   * Performed only when the model says all fit and no second recharge could be due.
+   */
+  | { kind: 'race_submits'; wallet: string; jobs: string[]; limits: Usage }
   /** a quiescent point: every accepted event settled, then every wallet, grant and job compared with the model */
   | { kind: 'check' };
+
+/**
+ * How Stripe's events of one op reach Tally: each delivered `copies` times (1–3), in an
+ * order shuffled by `order` (a seed), some sent once more with a forged signature (401).
+ * `onlyCompleted`: of a paid checkout only `checkout.session.completed` arrives (the card is
+ * then read from Stripe).
+ */
+export interface StripeDelivery {
+  order: number;
+  copies: number;
+  forged: boolean;
+  onlyCompleted: boolean;
+}
 
 /** What Tally answered to an op, as the driver hands it to the model. */
 export interface Answer {

@@ -140,6 +140,8 @@ export function tallyEnv(databaseUrl: string): Record<string, string> {
     TALLY_RECONCILE_INTERVAL_SECONDS: '0',
     TALLY_LEASE_SECONDS: '3',
     TALLY_POLL_INTERVAL_MS: '50',
+    // a refused capture (the dead_letter op) is dead after 0.5 + 1 + 2 + 4 + 8 s of retries
+    TALLY_MAX_ATTEMPTS: '6',
     LOG_LEVEL: 'warn',
   };
 }

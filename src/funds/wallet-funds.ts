@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/pool.js';
+import { planted } from '../plants.js';
 import {
   walletTotals,
   type ExtensionPiece,
@@ -28,6 +29,8 @@ export interface LockedFunds {
   jobs: Map<string, JobFunding>;
   /** by `${jobId}:${grantId}` (`${jobId}:debt`: the part held against the debt): the 'reserve' entry its capture and return post or void */
   pendingEntries: Map<string, string | null>;
+  /** the plant recharge_outside_wallet_lock only (src/plants.ts): whether a recharge was in flight before the lock was taken */
+  plantedRechargeInFlight?: boolean;
 }
 
 interface GrantJson {
@@ -142,6 +145,7 @@ async function lockAndLoad(
   tenantId?: string,
   extendedJobIds: readonly string[] = [],
 ): Promise<Map<string, LockedFunds>> {
+  const plantedInFlight = planted('recharge_outside_wallet_lock') ? await rechargesInFlight(tx, walletIds) : null;
   // ORDER BY runs before FOR NO KEY UPDATE takes the locks: they are taken in id order.
   const wallets = await tx.query<{ id: string; tenant_id: string; currency: string; debt: bigint }>({
     name: owner ? 'lock_wallet_owned' : tenantId ? 'lock_tenant_wallets' : 'lock_wallets',
@@ -236,9 +240,20 @@ async function lockAndLoad(
         // every job asked for: a writer keeps only its own wallet's (writeWalletsFunds compares by job)
         jobs,
         pendingEntries,
+        ...(plantedInFlight === null ? {} : { plantedRechargeInFlight: plantedInFlight.has(w.id) }),
       },
     ]),
   );
+}
+
+/** The plant recharge_outside_wallet_lock: which wallets have a recharge in flight, read before their lock (so, stale). */
+async function rechargesInFlight(tx: Queryable, walletIds: readonly string[]): Promise<Set<string>> {
+  const result = await tx.query<{ wallet_id: string }>(
+    `select distinct wallet_id from grants where wallet_id = any($1::uuid[]) and source = 'auto_recharge'
+       and activated_at is null and canceled_at is null and voided_at is null`,
+    [walletIds],
+  );
+  return new Set(result.rows.map((r) => r.wallet_id));
 }
 
 /** A wallet's money as the posting module sees it, read at the database's instant `now`. */

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Random, send, type Delivery, type PlannedJob } from '../../src/simulator/index.js';
-import { CommitCuttingProxy, type CutMode } from '../support/commit-cutting-proxy.js';
+import { CommitCuttingProxy, type CutMode } from '../../sim/commit-cutting-proxy.js';
 import { freshDatabase } from '../support/database.js';
 import { Fleet, type FleetProcess } from '../support/fleet.js';
 import { lockWaiters } from '../support/gate.js';

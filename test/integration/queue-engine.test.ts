@@ -20,7 +20,7 @@ import {
 } from '../../src/queue/engine/index.js';
 import { EVENTS_TABLE } from '../../src/queue/events-table.js';
 import { DELIVERIES_TABLE } from '../../src/outbound/deliveries-table.js';
-import { CommitCuttingProxy } from '../support/commit-cutting-proxy.js';
+import { CommitCuttingProxy } from '../../sim/commit-cutting-proxy.js';
 import { freshDatabase } from '../support/database.js';
 
 /**

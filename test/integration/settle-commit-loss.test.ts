@@ -7,7 +7,7 @@ import { settleBatch } from '../../src/ledger/settle-batch.js';
 import { claimEvents, type ClaimedEvent } from '../../src/queue/index.js';
 import { settleEvents } from '../../src/worker/settle-event.js';
 import { freshDatabase } from '../support/database.js';
-import { CommitCuttingProxy } from '../support/commit-cutting-proxy.js';
+import { CommitCuttingProxy } from '../../sim/commit-cutting-proxy.js';
 import { lockWaiters } from '../support/gate.js';
 import {
   RESERVATION,

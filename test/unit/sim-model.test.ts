@@ -33,8 +33,18 @@ const DEFAULT_STATUS: Record<Op['kind'], number> = {
   cancel: 202,
   race_extend_complete: 201,
   race_cancel_complete: 202,
+  checkout: 201,
+  refund: 200,
+  dispute_open: 200,
+  dispute_close: 200,
+  card: 200,
+  auto_recharge: 200,
+  dead_letter: 202,
+  race_submits: 201,
   check: 200,
 };
+
+const DELIVERY = { order: 1, copies: 2, forged: true, onlyCompleted: false };
 
 /** A model driven as the driver would: one op after another, a second apart unless told. */
 class Run {
@@ -95,7 +105,23 @@ class Run {
   }
 
   grantView(name: string): { remaining: bigint; held: bigint; status: string } {
-    return this.wallet().grants.get(name)!;
+    const { amount: _amount, ...view } = this.wallet().grants.get(name)!;
+    return view;
+  }
+
+  checkout(grant: string, amount: string, options: { paid?: boolean; card?: string } = {}, answer?: Partial<Answer>): this {
+    const { paid = true, card = 'pm_1' } = options;
+    return this.do({ kind: 'checkout', wallet: 'w1', grant, amount: usd(amount), paid, card, delivery: DELIVERY }, answer);
+  }
+
+  autoRecharge(threshold: string, target: string, monthlyLimit: string | null = null, answer?: Partial<Answer>): this {
+    const limit = monthlyLimit === null ? null : usd(monthlyLimit);
+    return this.do({ kind: 'auto_recharge', wallet: 'w1', enabled: true, threshold: usd(threshold), target: usd(target), monthlyLimit: limit }, answer);
+  }
+
+  /** The wallet's recharges' grants, in order: amount and status. */
+  recharges(): { amount: bigint; status: string }[] {
+    return [...this.wallet().grants.entries()].filter(([name]) => name.includes(':recharge:')).map(([, g]) => ({ amount: g.amount, status: g.status }));
   }
 }
 
@@ -464,5 +490,90 @@ describe("docs/long-running-jobs.md's worked example, as ops", () => {
     run.event('job3', 'job.completed', gpu(850));
     expect(run.job('job3').captured).toBe(usd('1.7'));
     expect(money(run.wallet())).toEqual({ balance: usd('4.34'), reserved: 0n, available: usd('4.34'), debt: 0n });
+  });
+});
+
+describe('payments', () => {
+  it('a paid checkout activates its grant and pays the debt first; an expired one is canceled and brings nothing', () => {
+    const run = new Run().credit('c', '1.0').submit('j1', gpu(500)).event('j1', 'job.completed', gpu(0));
+    run.submit('j2', gpu(500)).event('j1', 'job.usage_corrected', gpu(250), 1); // 0.5 of debt
+    run.checkout('p1', '2.00');
+    expect(run.grantView('p1')).toEqual({ remaining: usd('1.5'), held: 0n, status: 'active' });
+    run.checkout('p2', '3.00', { paid: false });
+    expect(run.grantView('p2')).toEqual({ remaining: 0n, held: 0n, status: 'canceled' });
+    expect(money(run.wallet())).toEqual({ balance: usd('2.5'), reserved: usd('1.0'), available: usd('1.5'), debt: 0n });
+  });
+
+  it('a checkout of less than 0.50 or of a fraction of a cent is 400 invalid_amount', () => {
+    const run = new Run();
+    expect(() => run.checkout('p1', '0.49')).toThrow(ModelDisagrees);
+    const refused = { status: 400, code: 'invalid_amount' };
+    run.checkout('p2', '0.49', {}, refused).checkout('p3', '1.005', {}, refused).checkout('p4', '0.50');
+    expect([...run.wallet().grants.keys()]).toEqual(['p4']);
+  });
+
+  it("a refund takes the grant's unheld remaining, the rest is debt; a failed one is credited back", () => {
+    const run = new Run().checkout('p1', '2.00').submit('j1', gpu(750)); // 1.5 held of p1
+    run.do({ kind: 'refund', wallet: 'w1', grant: 'p1', amount: usd('1.00'), fails: false, delivery: DELIVERY });
+    expect(run.grantView('p1')).toEqual({ remaining: usd('1.5'), held: usd('1.5'), status: 'active' });
+    expect(run.wallet().debt).toBe(usd('0.5'));
+    run.do({ kind: 'refund', wallet: 'w1', grant: 'p1', amount: usd('0.30'), fails: true, delivery: DELIVERY });
+    expect(money(run.wallet())).toEqual({ balance: usd('1.0'), reserved: usd('1.5'), available: usd('-0.5'), debt: usd('0.5') });
+  });
+
+  it('an open dispute freezes the grant (no new hold from it); lost, its amount leaves like a refund; won, it only unfreezes', () => {
+    const run = new Run().checkout('p1', '2.00').credit('c', '1.0');
+    run.do({ kind: 'dispute_open', wallet: 'w1', grant: 'p1', amount: usd('0.80'), delivery: DELIVERY });
+    expect(run.grantView('p1').status).toBe('disputed');
+    expect(run.wallet().available).toBe(usd('1.0'));
+    run.submit('j1', gpu(600), null, { status: 402, code: 'insufficient_funds' }); // 1.2: only c funds
+    run.do({ kind: 'dispute_close', wallet: 'w1', grant: 'p1', outcome: 'lost', delivery: DELIVERY });
+    expect(run.grantView('p1')).toEqual({ remaining: usd('1.2'), held: 0n, status: 'active' });
+    run.do({ kind: 'dispute_open', wallet: 'w1', grant: 'p1', amount: usd('1.20'), delivery: DELIVERY });
+    run.do({ kind: 'dispute_close', wallet: 'w1', grant: 'p1', outcome: 'won', delivery: DELIVERY });
+    expect(run.grantView('p1')).toEqual({ remaining: usd('1.2'), held: 0n, status: 'active' });
+  });
+
+  it('a hold that leaves available below the threshold decides one recharge of target − available, rounded up to the cent', () => {
+    const run = new Run().checkout('p1', '5.00').autoRecharge('3.00', '10.00');
+    run.submit('j1', gpu(1_001)); // 2.002 held: 2.998 available
+    expect(run.recharges()).toEqual([{ amount: usd('7.01'), status: 'active' }]);
+    expect(run.wallet().available).toBe(usd('10.008'));
+    run.autoRecharge('3.00', '2.00', null, { status: 400, code: 'invalid_auto_recharge' });
+  });
+
+  it('without a card (no paid checkout) nothing is decided; at least the 0.50 minimum; within the monthly limit, else skipped', () => {
+    const noCard = new Run().credit('c', '5.0').autoRecharge('3.00', '3.10');
+    noCard.submit('j1', gpu(1_500));
+    expect(noCard.recharges()).toEqual([]);
+    const run = new Run().checkout('p1', '5.00').autoRecharge('3.00', '3.10', '0.80');
+    run.submit('j1', gpu(1_000)); // 3.00 available: not below
+    expect(run.recharges()).toEqual([]);
+    run.submit('j2', gpu(50)); // 2.90: 0.20 → the 0.50 minimum
+    run.submit('j3', gpu(500)); // 2.50 after j3 (3.40 − 0.90…): 0.60, but 0.30 left this month: skipped
+    expect(run.recharges()).toEqual([{ amount: usd('0.50'), status: 'active' }]);
+  });
+
+  it('a declined recharge is canceled; the next lowering posting tries again; three declines in a row turn it off', () => {
+    const run = new Run().checkout('p1', '20.00').autoRecharge('19.90', '25.00');
+    run.do({ kind: 'card', wallet: 'w1', card: 'pm_1', declines: true });
+    for (const job of ['j1', 'j2', 'j3', 'j4']) run.submit(job, gpu(100));
+    expect(run.recharges().map((r) => r.status)).toEqual(['canceled', 'canceled', 'canceled']);
+    run.do({ kind: 'card', wallet: 'w1', card: 'pm_1', declines: false });
+    run.submit('j5', gpu(100));
+    expect(run.recharges()).toHaveLength(3);
+    run.autoRecharge('19.90', '25.00').submit('j6', gpu(100));
+    expect(run.recharges().at(-1)).toEqual({ amount: usd('6.20'), status: 'active' });
+  });
+
+  it('a race of submissions fits only when one recharge at most can be due, and decides it at the first crossing', () => {
+    const run = new Run().checkout('p1', '10.00').autoRecharge('9.50', '12.00');
+    const race: Op = { kind: 'race_submits', wallet: 'w1', jobs: ['r1', 'r2', 'r3'], limits: gpu(250) };
+    expect(run.model.raceFits(race, run.at)).toBe(true);
+    run.do(race);
+    // 0.5 each: 9.5 after the first (not below), 9.0 after the second: 3.00; all released
+    expect(run.recharges()).toEqual([{ amount: usd('3.00'), status: 'active' }]);
+    expect(run.job('r3')).toMatchObject({ state: 'released', released: usd('0.5') });
+    expect(run.model.raceFits({ ...race, limits: gpu(5_000) }, run.at)).toBe(false); // 10.0 each: not all fit
   });
 });

@@ -161,7 +161,7 @@ export interface RechargeStarted {
  */
 export async function considerRecharge(
   tx: Queryable,
-  wallet: { walletId: string; tenantId: string; currency: string },
+  wallet: { walletId: string; tenantId: string; currency: string; plantedRechargeInFlight?: boolean },
   available: Micros,
 ): Promise<RechargeStarted | null> {
   const result = await tx.query<Situation>({
@@ -185,7 +185,7 @@ export async function considerRecharge(
     monthlyLimit: row.monthly_limit === null ? null : BigInt(row.monthly_limit),
     currency: wallet.currency,
     available,
-    inFlight: row.in_flight,
+    inFlight: wallet.plantedRechargeInFlight ?? row.in_flight,
     monthTotal: BigInt(row.month_total),
     chargeable: row.customer_id !== null && row.payment_method !== null,
   });
@@ -242,7 +242,7 @@ export function lowersAvailable(postings: readonly Posting[]): boolean {
  */
 export async function rechargeAfterPosting(
   tx: Queryable,
-  wallet: { walletId: string; tenantId: string; currency: string },
+  wallet: { walletId: string; tenantId: string; currency: string; plantedRechargeInFlight?: boolean },
   postings: readonly Posting[],
   available: Micros,
 ): Promise<RechargeStarted | null> {

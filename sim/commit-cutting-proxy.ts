@@ -1,7 +1,8 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy between a pg pool and PostgreSQL that can cut a connection exactly at
+ * A TCP proxy between a pg pool and PostgreSQL (the tests' and the simulation's: sim/ may
+ * not import test/) that can cut a connection exactly at
  * COMMIT, to produce the one failure whose outcome is unknown to the client.
  *
  * It parses the client → server byte stream into protocol messages (the untyped
