@@ -30,7 +30,8 @@ const REGRESSION_SEEDS: { seed: number; steps: number; faults: boolean; found: s
 const PLANTED: { plant: string; seed: number; steps: number }[] = [
   { plant: 'release_forgets_share', seed: 3, steps: 400 },
   { plant: 'expiry_posted_twice', seed: 3, steps: 400 },
-  { plant: 'extension_not_counted', seed: 3, steps: 400 },
+  { plant: 'extension_not_counted', seed: 7, steps: 400 },
+  { plant: 'recharge_outside_wallet_lock', seed: 3, steps: 400 },
 ];
 
 describe('npm run sim', () => {
