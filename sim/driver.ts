@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { Api, Reply } from './client.js';
 import { Model, ModelDisagrees } from './model.js';
-import { SIM_CURRENCY, SIM_MODEL, SIM_UNIT_PRICES, type Answer, type Op, type StripeDelivery } from './ops.js';
+import { OPENAI_KEY, type SimOpenAi } from './openai.js';
+import {
+  SIM_CURRENCY,
+  SIM_MODEL,
+  SIM_PROVIDERS,
+  SIM_UNIT_PRICES,
+  type Answer,
+  type Op,
+  type ProviderKind,
+  type StripeDelivery,
+} from './ops.js';
 import { sendStripeEvents, type LocalStripe, type StripeEvent } from './stripe.js';
 import { ADMIN_TOKEN } from './world.js';
 
@@ -13,8 +23,15 @@ import { ADMIN_TOKEN } from './world.js';
  * wrong (a duplicate not absorbed, a forgery accepted) — becomes a Disagreement with the step.
  */
 
-export const PROVIDER = 'sim-provider';
-export const SECRET = 'whsec_c2ltdWxhdGlvbi1wcm92aWRlci1zZWNyZXQtMzJi';
+/** Each provider's webhook signing secret */
+const SECRETS: Readonly<Record<ProviderKind, string>> = {
+  generic: 'whsec_c2ltdWxhdGlvbi1wcm92aWRlci1zZWNyZXQtMzJi',
+  replicate: 'whsec_c2ltdWxhdGlvbi1yZXBsaWNhdGUtc2VjcmV0LTMy',
+  openai: 'whsec_c2ltdWxhdGlvbi1vcGVuYWktc2VjcmV0LTMyYnl0ZXM=',
+};
+
+/** A named job's id at its provider: the prediction's or the response's */
+const refOf = (kind: ProviderKind, job: string) => `${kind === 'replicate' ? 'pred' : 'resp'}_sim_${job}`;
 const FORGERY_SECRET = 'whsec_bm90LXRoZS1wcm92aWRlci1zZWNyZXQtYXQtYWxsISE=';
 
 export class Disagreement extends Error {
@@ -52,27 +69,36 @@ export class Driver {
   /** each op's answer, for the op log */
   readonly answers: { step: number; op: Op; answer: Answer }[] = [];
 
+  /** each job's provider (generic when absent) */
+  private readonly kinds = new Map<string, ProviderKind>();
   /** each paid checkout's payment intent and open dispute, by sim grant name */
   private readonly payments = new Map<string, { paymentIntent: string; dispute: string | null }>();
 
   constructor(
     private readonly api: Api,
-    private readonly stripe: { local: LocalStripe; pool: Pool } | null = null,
+    /** the run's outside world: the local Stripe, the database (for its faults and waits), the OpenAI API */
+    private readonly stripe: { local: LocalStripe; pool: Pool; openai: SimOpenAi } | null = null,
   ) {}
 
   async setUp(): Promise<void> {
     if (this.stripe !== null) await refuseCapturesOnDemand(this.stripe.pool);
     const admin = (method: string, path: string, body: unknown) => this.api.call(method, path, ADMIN_TOKEN, body);
-    const provider = await admin('POST', '/v1/providers', {
-      name: PROVIDER,
-      kind: 'generic',
-      secrets: [SECRET],
-      policies: { cancel_grace_seconds: 3600 },
-    });
-    if (provider.status !== 201) throw new Error(`provider: ${provider.status} ${JSON.stringify(provider.body)}`);
-    const unitPrices = Object.fromEntries(Object.entries(SIM_UNIT_PRICES).map(([d, micros]) => [d, (Number(micros) / 1e6).toFixed(2)]));
-    const price = await admin('PUT', `/v1/prices/${encodeURIComponent(SIM_MODEL)}`, { currency: SIM_CURRENCY, unit_prices: unitPrices });
-    if (price.status !== 201) throw new Error(`price: ${price.status} ${JSON.stringify(price.body)}`);
+    for (const kind of ['generic', 'replicate', 'openai'] as const) {
+      const { provider: name, model, dimensions } = SIM_PROVIDERS[kind];
+      // the OpenAI provider only where the run serves its API
+      if (kind === 'openai' && this.stripe === null) continue;
+      const provider = await admin('POST', '/v1/providers', {
+        name,
+        kind,
+        secrets: [SECRETS[kind]],
+        ...(kind === 'openai' ? { api_key: OPENAI_KEY, base_url: this.stripe!.openai.url } : {}),
+        policies: { cancel_grace_seconds: 3600 },
+      });
+      if (provider.status !== 201) throw new Error(`provider ${name}: ${provider.status} ${JSON.stringify(provider.body)}`);
+      const unitPrices = Object.fromEntries(dimensions.map((d) => [d, (Number(SIM_UNIT_PRICES[d]!) / 1e6).toFixed(2)]));
+      const price = await admin('PUT', `/v1/prices/${encodeURIComponent(model)}`, { currency: SIM_CURRENCY, unit_prices: unitPrices });
+      if (price.status !== 201) throw new Error(`price of ${model}: ${price.status} ${JSON.stringify(price.body)}`);
+    }
   }
 
   /** Waits until no op of `wallet` would fall within 2 s of one of its grants' expiry (the model's clock and the database's agree only so far). */
@@ -105,7 +131,11 @@ export class Driver {
     if ('wallet' in op) await this.clearOfExpiries(op.wallet);
     const start = Date.now();
     this.effectAt = null;
-    const answer = await this.call(step, op, start);
+    const answer = await this.call(step, op, start).catch((error: unknown) => {
+      // Tally unreachable for as long as a client retries is a finding too, with its step and replay
+      if (error instanceof Disagreement) throw error;
+      throw new Disagreement(step, op, `no answer: ${(error as Error).message}`);
+    });
     // a recharge the op decided is charged (or declined) before the model hears of the op
     if (this.stripe !== null) await this.paymentsSettled(step, op);
     // When the op took effect, by Tally's clock where its answer says (a retry after a fault
@@ -191,21 +221,24 @@ export class Driver {
       }
       case 'submit': {
         const tenant = this.tenantOf(op.wallet);
+        const kind = op.provider ?? 'generic';
         const reply = await this.api.call(
           'POST',
           '/v1/jobs',
           tenant.apiKey,
           {
             wallet_id: this.ids.wallets.get(op.wallet)!.id,
-            model: SIM_MODEL,
-            provider: PROVIDER,
+            model: SIM_PROVIDERS[kind].model,
+            provider: SIM_PROVIDERS[kind].provider,
             limits: op.limits,
+            ...(kind === 'generic' ? {} : { provider_job_ref: refOf(kind, op.job) }),
             ...(op.autoExtend ? { auto_extend: op.autoExtend } : {}),
           },
           `sim-submit-${op.job}`,
         );
         if (reply.status === 201) {
           this.ids.jobs.set(op.job, reply.body.id);
+          this.kinds.set(op.job, kind);
           this.effectAt = Date.parse(reply.body.created_at);
         }
         return answerOf(reply);
@@ -239,7 +272,7 @@ export class Driver {
         const tenant = this.tenantOf(op.wallet);
         const jobId = this.ids.jobs.get(op.job)!;
         const [, extension] = await Promise.all([
-          this.deliverOnce(step, op, jobId, 'job.completed', { usage: op.usage }),
+          this.deliverOnce(step, op, op.job, 'job.completed', { usage: op.usage }),
           this.api.call('POST', `/v1/jobs/${jobId}/extensions`, tenant.apiKey, { add: op.add }, `sim-race-${step}`),
         ]);
         await this.settled(step, op, jobId);
@@ -260,7 +293,7 @@ export class Driver {
         const tenant = this.tenantOf(op.wallet);
         const jobId = this.ids.jobs.get(op.job)!;
         const [, cancel] = await Promise.all([
-          this.deliverOnce(step, op, jobId, 'job.completed', { usage: op.usage }),
+          this.deliverOnce(step, op, op.job, 'job.completed', { usage: op.usage }),
           this.api.call('POST', `/v1/jobs/${jobId}/cancel`, tenant.apiKey),
         ]);
         await this.settled(step, op, jobId);
@@ -279,7 +312,7 @@ export class Driver {
           'POST',
           '/v1/jobs',
           tenant.apiKey,
-          { wallet_id: walletId, model: SIM_MODEL, provider: PROVIDER, limits: op.limits },
+          { wallet_id: walletId, model: SIM_MODEL, provider: SIM_PROVIDERS.generic.provider, limits: op.limits },
           `sim-submit-${job}`,
         ),
       ),
@@ -289,7 +322,7 @@ export class Driver {
     for (const [i, job] of op.jobs.entries()) this.ids.jobs.set(job, replies[i]!.body.id);
     for (const job of op.jobs) {
       const jobId = this.ids.jobs.get(job)!;
-      await this.deliverOnce(step, op, jobId, 'job.failed', {});
+      await this.deliverOnce(step, op, job, 'job.failed', {});
       await this.settled(step, op, jobId);
     }
     return { status: 201 };
@@ -302,7 +335,8 @@ export class Driver {
     const id = `msg_sim_${step}_dead`;
     await pool.query('insert into sim_refused_captures (job_id) values ($1) on conflict do nothing', [jobId]);
     try {
-      const first = await this.api.deliver(PROVIDER, SECRET, id, this.body(jobId, 'job.completed', { usage: op.usage }));
+      const { provider, secret, body } = this.webhook(op.job, 'job.completed', { usage: op.usage });
+      const first = await this.api.deliver(provider, secret, id, body);
       if (first.status !== 200 || !ACCEPTED.has(first.body?.status))
         throw new Disagreement(step, op, `first delivery: ${first.status} ${JSON.stringify(first.body)}`);
       const deadline = Date.now() + 120_000;
@@ -317,7 +351,7 @@ export class Driver {
     } finally {
       await pool.query('delete from sim_refused_captures where job_id = $1', [jobId]);
     }
-    const path = `/v1/events/${PROVIDER}/${id}/${op.then}`;
+    const path = `/v1/events/${SIM_PROVIDERS[this.kinds.get(op.job) ?? 'generic'].provider}/${id}/${op.then}`;
     const reply = await this.api.call('POST', path, ADMIN_TOKEN, op.then === 'discard' ? { note: `sim step ${step}` } : {});
     if (reply.status === (op.then === 'retry' ? 202 : 200)) await this.settled(step, op, jobId);
     return { status: reply.status, ...(reply.body?.error?.code ? { code: reply.body.error.code as string } : {}) };
@@ -418,21 +452,68 @@ export class Driver {
     this.grantWallet.set(grant, wallet);
   }
 
-  private body(jobId: string, type: string, fields: { usage?: Record<string, number>; correction?: number }): string {
-    return JSON.stringify({
-      type,
-      data: { job_id: jobId, model: SIM_MODEL, currency: SIM_CURRENCY, ...fields, amount: '999.99' }, // an amount is never charged
-    });
+  /**
+   * One event of a job as its provider sends it: the generic provider's `{type, data}`, a
+   * Replicate prediction (its status, `metrics.predict_time` in seconds), or an OpenAI event
+   * naming the response, whose status and usage the simulation's OpenAI API answers when
+   * Tally fetches them. `variant` makes a different body for the same event (a conflict).
+   */
+  private webhook(
+    job: string,
+    type: string,
+    fields: { usage?: Record<string, number>; correction?: number },
+    variant = false,
+  ): { provider: string; secret: string; body: string } {
+    const jobId = this.ids.jobs.get(job)!;
+    const kind = this.kinds.get(job) ?? 'generic';
+    const { provider, model } = SIM_PROVIDERS[kind];
+    const secret = SECRETS[kind];
+    if (kind === 'replicate') {
+      const status = { 'job.completed': 'succeeded', 'job.failed': 'failed', 'job.canceled': 'canceled' }[type] ?? 'processing';
+      const ms = fields.usage?.predict_ms;
+      return {
+        provider,
+        secret,
+        body: JSON.stringify({
+          id: refOf(kind, job),
+          model,
+          version: 'sim-version-1',
+          status,
+          logs: variant ? 'another body under the same webhook-id' : '',
+          metrics: ms === undefined ? {} : { predict_time: ms / 1000 }, // ms / 1000 prints its exact decimal
+        }),
+      };
+    }
+    if (kind === 'openai') {
+      const status = ({ 'job.completed': 'completed', 'job.failed': 'failed', 'job.canceled': 'cancelled' } as const)[
+        type as 'job.completed' | 'job.failed' | 'job.canceled'
+      ];
+      this.stripe!.openai.set(refOf(kind, job), status, fields.usage ?? null, model);
+      return {
+        provider,
+        secret,
+        body: JSON.stringify({
+          id: `evt_${randomUUID().replace(/-/g, '')}`,
+          type: `response.${status}`,
+          created_at: Math.floor(Date.now() / 1000) + (variant ? 1 : 0),
+          data: { id: refOf(kind, job) },
+        }),
+      };
+    }
+    const data = { job_id: jobId, model, currency: SIM_CURRENCY, ...fields, amount: '999.99' }; // an amount is never charged
+    if (variant) data.correction = (fields.correction ?? 0) + 1000;
+    return { provider, secret, body: JSON.stringify({ type, data }) };
   }
 
   private async deliverOnce(
     step: number,
     op: Op,
-    jobId: string,
+    job: string,
     type: string,
     fields: { usage?: Record<string, number>; correction?: number },
   ): Promise<void> {
-    const reply = await this.api.deliver(PROVIDER, SECRET, `msg_${randomUUID()}`, this.body(jobId, type, fields));
+    const { provider, secret, body } = this.webhook(job, type, fields);
+    const reply = await this.api.deliver(provider, secret, `msg_${randomUUID()}`, body);
     if (reply.status !== 200 || !ACCEPTED.has(reply.body?.status))
       throw new Disagreement(step, op, `a new event: ${reply.status} ${JSON.stringify(reply.body)}`);
   }
@@ -441,9 +522,9 @@ export class Driver {
   private async event(step: number, op: Extract<Op, { kind: 'event' }>): Promise<Answer> {
     const jobId = this.ids.jobs.get(op.job)!;
     const fields = { ...(op.usage ? { usage: op.usage } : {}), ...(op.correction ? { correction: op.correction } : {}) };
-    const body = this.body(jobId, op.type, fields);
+    const { provider, secret, body } = this.webhook(op.job, op.type, fields);
     const id = `msg_sim_${step}_${randomUUID().slice(0, 8)}`;
-    const first = await this.api.deliver(PROVIDER, SECRET, id, body);
+    const first = await this.api.deliver(provider, secret, id, body);
     // already_accepted too: a fault may have cut the answer to an attempt that committed, and the client retried
     if (first.status !== 200 || !ACCEPTED.has(first.body?.status))
       throw new Disagreement(step, op, `first delivery: ${first.status} ${JSON.stringify(first.body)}`);
@@ -455,18 +536,18 @@ export class Driver {
         }),
       );
     for (let copy = 1; copy < op.copies; copy++)
-      check('a duplicate', this.api.deliver(PROVIDER, SECRET, id, body), (r) => r.status === 200 && r.body?.status === 'already_accepted');
+      check('a duplicate', this.api.deliver(provider, secret, id, body), (r) => r.status === 200 && r.body?.status === 'already_accepted');
     if (op.reemit)
       check(
         'a re-emission',
-        this.api.deliver(PROVIDER, SECRET, `${id}_re`, body),
+        this.api.deliver(provider, secret, `${id}_re`, body),
         (r) => r.status === 200 && ACCEPTED.has(r.body?.status),
       );
-    if (op.forged) check('a forgery', this.api.deliver(PROVIDER, FORGERY_SECRET, `${id}_forged`, body), (r) => r.status === 401);
+    if (op.forged) check('a forgery', this.api.deliver(provider, FORGERY_SECRET, `${id}_forged`, body), (r) => r.status === 401);
     if (op.conflicting)
       check(
         'a conflicting body under the same id',
-        this.api.deliver(PROVIDER, SECRET, id, this.body(jobId, op.type, { ...fields, correction: (op.correction ?? 0) + 1000 })),
+        this.api.deliver(provider, secret, id, this.webhook(op.job, op.type, fields, true).body),
         (r) => r.status === 409 && r.body?.error?.code === 'event_key_conflict',
       );
     await Promise.all(others);

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { Random } from './random.js';
 import type { CommitCuttingProxy } from './commit-cutting-proxy.js';
+import type { SimOpenAi } from './openai.js';
 import type { LocalStripe } from './stripe.js';
 import type { TallyProcess } from './world.js';
 
@@ -12,7 +13,7 @@ import type { TallyProcess } from './world.js';
  * connections. Paused around quiescent checks (every process up).
  */
 
-export const FAULT_KINDS = ['kill_worker', 'kill_serve', 'failpoint', 'terminate_backends', 'stripe_500', 'stripe_hang', 'stripe_lost_answer', 'lost_commit'] as const;
+export const FAULT_KINDS = ['kill_worker', 'kill_serve', 'failpoint', 'terminate_backends', 'stripe_500', 'stripe_hang', 'stripe_lost_answer', 'lost_commit', 'usage_fetch_500', 'usage_fetch_hang'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 const FAILPOINTS = ['worker.after_claim', 'settle.before_commit', 'settle.after_extension', 'worker.after_commit'];
@@ -27,6 +28,8 @@ export class Faults {
     stripe_hang: 0,
     stripe_lost_answer: 0,
     lost_commit: 0,
+    usage_fetch_500: 0,
+    usage_fetch_hang: 0,
   };
   private readonly random: Random;
   private paused = 0;
@@ -40,6 +43,7 @@ export class Faults {
     private readonly pool: pg.Pool,
     private readonly stripe: LocalStripe | null = null,
     private readonly proxy: CommitCuttingProxy | null = null,
+    private readonly openai: SimOpenAi | null = null,
   ) {
     this.random = new Random(seed ^ 0xfa17);
   }
@@ -69,12 +73,27 @@ export class Faults {
   private calmStripe(): void {
     this.stripe?.releaseHung();
     this.proxy?.disarm();
+    this.openai?.calm();
   }
 
   /** Starts again whatever died (a killed process, a failpoint's SIGKILL), without failpoints. */
   async revive(): Promise<void> {
-    for (const process of [this.serve, ...this.workers]) if (!process.running) process.start();
+    for (const child of [this.serve, ...this.workers]) {
+      if (child.running) continue;
+      // a worker started with a failpoint kills itself there: asked for; any other exit is a crash worth reading
+      const own = child.ownExit();
+      if (own !== null && !(this.failpointed.has(child) && child.exit === 'SIGKILL')) {
+        this.crashes.push(own);
+        process.stderr.write(`[sim] ${own}\n`);
+      }
+      this.failpointed.delete(child);
+      child.start();
+    }
   }
+
+  /** what processes printed before they exited on their own */
+  readonly crashes: string[] = [];
+  private readonly failpointed = new Set<TallyProcess>();
 
   private async run(): Promise<void> {
     while (!this.stopped) {
@@ -82,7 +101,12 @@ export class Faults {
       await this.revive();
       if (this.paused > 0 || this.stopped) continue;
       const kind = this.random.pick(
-        FAULT_KINDS.filter((k) => (this.stripe !== null || !k.startsWith('stripe_')) && (this.proxy !== null || k !== 'lost_commit')),
+        FAULT_KINDS.filter(
+          (k) =>
+            (this.stripe !== null || !k.startsWith('stripe_')) &&
+            (this.proxy !== null || k !== 'lost_commit') &&
+            (this.openai !== null || !k.startsWith('usage_fetch_')),
+        ),
       );
       this.counts[kind]++;
       switch (kind) {
@@ -101,6 +125,7 @@ export class Faults {
           const worker = this.random.pick(this.workers);
           await worker.kill('SIGKILL');
           worker.start({ TALLY_FAILPOINTS: this.random.pick(FAILPOINTS) });
+          this.failpointed.add(worker);
           break;
         }
         case 'stripe_500':
@@ -117,6 +142,14 @@ export class Faults {
         case 'stripe_lost_answer':
           // Stripe carries out Tally's next call and the answer is lost: the retry under the same key must get the same object
           this.stripe!.dropAfterCommitNext(1, /^\/v1\/(customers|checkout\/sessions|payment_intents)$/);
+          break;
+        case 'usage_fetch_500':
+          // OpenAI's API fails the next usage fetches: retried with backoff, never dead-lettered
+          this.openai!.failNext(this.random.int(1, 3));
+          break;
+        case 'usage_fetch_hang':
+          // the next usage fetch is never answered: Tally gives up after its timeout and fetches again
+          this.openai!.holdNext(1);
           break;
         case 'lost_commit':
           // the next COMMIT of a transaction that wrote reaches PostgreSQL, and its answer never reaches Tally

@@ -1,4 +1,4 @@
-import type { AutoExtendRule, Op, ProviderEventType, StripeDelivery, Usage } from './ops.js';
+import type { AutoExtendRule, Op, ProviderEventType, ProviderKind, StripeDelivery, Usage } from './ops.js';
 import { Random } from './random.js';
 
 /**
@@ -61,6 +61,7 @@ interface ShadowPayment {
 interface ShadowJob {
   name: string;
   wallet: string;
+  provider: ProviderKind;
   limits: Usage;
   autoExtend: AutoExtendRule | null;
   /** a terminal event was sent (later events are still drawn sometimes: late, no effect) */
@@ -120,6 +121,13 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
     if (t <= RECHARGING) ops.push(checkout(wallet, true), autoRecharge(wallet));
   }
   const recharging = (wallet: string) => Number(wallet.slice(1)) <= RECHARGING;
+  /** an extension's `add`, in a dimension the job's model prices: up to `max` gpu_seconds' worth */
+  const growth = (job: ShadowJob, max: number): Usage =>
+    job.provider === 'replicate'
+      ? { predict_ms: random.int(1, max) * 1_000 }
+      : job.provider === 'openai'
+        ? { output_tokens: random.int(1, max) * 200 }
+        : { gpu_seconds: random.int(1, max) };
   const usage = (limits: Usage, scale: number): Usage =>
     Object.fromEntries(Object.entries(limits).map(([d, max]) => [d, random.int(0, Math.max(1, Math.floor(max * scale)))]));
   const event = (job: ShadowJob, type: ProviderEventType, fields: { usage?: Usage; correction?: number } = {}): Op => ({
@@ -144,26 +152,40 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
       open.length > 0 && (action !== 'corrected' || any.length === 0) ? random.pick(open) : any.length > 0 ? random.pick(any) : null;
     switch (action) {
       case 'submit': {
-        const limits: Usage = random.chance(0.7)
-          ? { gpu_seconds: random.int(50, 600) }
-          : { gpu_seconds: random.int(50, 400), input_tokens: random.int(1_000, 200_000) };
-        const autoExtend: AutoExtendRule | null = random.chance(0.5)
-          ? { step: { gpu_seconds: random.int(50, 300) }, max_limits: { gpu_seconds: limits.gpu_seconds! + random.int(0, 1_500) } }
-          : null;
+        const provider = random.weighted({ generic: 6, replicate: 2, openai: 2 } as const);
+        let limits: Usage;
+        let autoExtend: AutoExtendRule | null = null;
+        if (provider === 'replicate') {
+          limits = { predict_ms: random.int(20_000, 300_000) };
+          if (random.chance(0.5))
+            autoExtend = {
+              step: { predict_ms: random.int(20_000, 100_000) },
+              max_limits: { predict_ms: limits.predict_ms! + random.int(0, 500_000) },
+            };
+        } else if (provider === 'openai') {
+          limits = { input_tokens: random.int(1_000, 200_000), cached_input_tokens: random.int(0, 50_000), output_tokens: random.int(1_000, 50_000) };
+        } else {
+          limits = random.chance(0.7)
+            ? { gpu_seconds: random.int(50, 600) }
+            : { gpu_seconds: random.int(50, 400), input_tokens: random.int(1_000, 200_000) };
+          if (random.chance(0.5))
+            autoExtend = { step: { gpu_seconds: random.int(50, 300) }, max_limits: { gpu_seconds: limits.gpu_seconds! + random.int(0, 1_500) } };
+        }
         const name = `j${jobs.length + 1}`;
-        jobs.push({ name, wallet, limits, autoExtend, ended: false, corrections: 0, progress: {} });
-        ops.push({ kind: 'submit', wallet, job: name, limits, autoExtend });
+        jobs.push({ name, wallet, provider, limits, autoExtend, ended: false, corrections: 0, progress: {} });
+        ops.push({ kind: 'submit', wallet, job: name, limits, autoExtend, ...(provider === 'generic' ? {} : { provider }) });
         break;
       }
       case 'progress':
-        if (job && !job.ended) {
+        // only the generic provider reports usage while a job runs (Replicate's `processing` is a start; OpenAI sends none)
+        if (job && !job.ended && job.provider === 'generic') {
           // cumulative: mostly growing, sometimes an older (smaller) report arriving late
           const next = usage(job.limits, random.chance(0.6) ? 1.6 : 0.8);
           ops.push(event(job, 'job.progress', { usage: next }));
-        }
+        } else if (job && !job.ended && job.provider === 'replicate') ops.push(event(job, 'job.started'));
         break;
       case 'started':
-        if (job) ops.push(event(job, 'job.started'));
+        if (job && job.provider !== 'openai') ops.push(event(job, 'job.started'));
         break;
       case 'completed':
       case 'canceled':
@@ -175,7 +197,8 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
         }
         break;
       case 'corrected':
-        if (job) {
+        // corrections are the generic provider's (the named ones' adapters have none)
+        if (job && job.provider === 'generic') {
           // numbers mostly increasing, sometimes repeated or older: stale
           const correction = random.chance(0.8) ? ++job.corrections : Math.max(1, job.corrections);
           ops.push(event(job, 'job.usage_corrected', { usage: usage(job.limits, 1.5), correction }));
@@ -183,7 +206,7 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
         }
         break;
       case 'extend':
-        if (job) ops.push({ kind: 'extend', wallet, job: job.name, add: { gpu_seconds: random.int(1, 400) }, copies: random.int(1, 3) });
+        if (job) ops.push({ kind: 'extend', wallet, job: job.name, add: growth(job, 400), copies: random.int(1, 3) });
         break;
       case 'cancel':
         if (job) ops.push({ kind: 'cancel', wallet, job: job.name });
@@ -194,7 +217,7 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
             kind: 'race_extend_complete',
             wallet,
             job: job.name,
-            add: { gpu_seconds: random.int(1, 300) },
+            add: growth(job, 300),
             usage: usage(job.limits, 1.4),
           });
           job.ended = true;
@@ -289,7 +312,7 @@ export function generate(seed: number, options: GeneratorOptions): Op[] {
           }
           const names = Array.from({ length: random.int(3, 4) }, () => {
             const name = `j${jobs.length + 1}`;
-            jobs.push({ name, wallet, limits: {}, autoExtend: null, ended: true, corrections: 0, progress: {} });
+            jobs.push({ name, wallet, provider: 'generic', limits: {}, autoExtend: null, ended: true, corrections: 0, progress: {} });
             return name;
           });
           ops.push({ kind: 'race_submits', wallet, jobs: names, limits: { gpu_seconds: random.int(50, 300) } });

@@ -9,6 +9,7 @@ import { Disagreement, Driver } from './driver.js';
 import { Faults } from './faults.js';
 import { generate } from './generator.js';
 import { configurePayments, startLocalStripe } from './stripe.js';
+import { SimOpenAi } from './openai.js';
 import { CommitCuttingProxy } from './commit-cutting-proxy.js';
 import type { Op } from './ops.js';
 import { ROOT, TallyProcess, freePort, startDatabase, tallyEnv } from './world.js';
@@ -82,8 +83,9 @@ async function run(options: Options): Promise<boolean> {
   );
   const api = new Api(() => `http://127.0.0.1:${port}`);
   const stripe = await startLocalStripe();
-  const driver = new Driver(api, { local: stripe, pool: database.pool });
-  const faults = new Faults(options.seed, serve, workers, database.pool, stripe, proxy);
+  const openai = await SimOpenAi.start();
+  const driver = new Driver(api, { local: stripe, pool: database.pool, openai });
+  const faults = new Faults(options.seed, serve, workers, database.pool, stripe, proxy, openai);
 
   const started = Date.now();
   let step = 0;
@@ -171,6 +173,7 @@ async function run(options: Options): Promise<boolean> {
     await faults.stop();
     for (const p of [...workers, serve]) await p.stop();
     await stripe.close();
+    await openai.close();
     await proxy?.close();
     await database.stop();
     await rm(dataDir, { recursive: true, force: true });

@@ -16,8 +16,29 @@
 /** The one model every job runs: its price per 1,000,000 units of each dimension (micro-units per million units). */
 export const SIM_MODEL = 'sim/gpu';
 export const SIM_CURRENCY = 'USD';
-/** 0.002 per gpu_second, 0.000003 per input token: 2,000.00 and 3.00 per million units */
-export const SIM_UNIT_PRICES: Readonly<Record<string, bigint>> = { gpu_seconds: 2_000_000_000n, input_tokens: 3_000_000n };
+/**
+ * Every priced dimension of the run, in micro-units per million units: 0.002 per
+ * gpu_second, 0.000003 per input token (both models that count input tokens price them
+ * alike, so one table prices every job), 0.00115 per second of Replicate's predict time,
+ * 1.25 and 10.00 per million cached input and output tokens.
+ */
+export const SIM_UNIT_PRICES: Readonly<Record<string, bigint>> = {
+  gpu_seconds: 2_000_000_000n,
+  input_tokens: 3_000_000n,
+  predict_ms: 1_150_000_000n,
+  cached_input_tokens: 1_250_000n,
+  output_tokens: 10_000_000n,
+};
+
+/** Which provider a job runs at: the generic one (the contract's own webhook), or a named one's adapter. */
+export type ProviderKind = 'generic' | 'replicate' | 'openai';
+
+/** Each kind's provider, the model its jobs run and the dimensions that model prices. */
+export const SIM_PROVIDERS: Readonly<Record<ProviderKind, { provider: string; model: string; dimensions: readonly string[] }>> = {
+  generic: { provider: 'sim-provider', model: SIM_MODEL, dimensions: ['gpu_seconds', 'input_tokens'] },
+  replicate: { provider: 'sim-replicate', model: 'sim/replicate-gpu', dimensions: ['predict_ms'] },
+  openai: { provider: 'sim-openai', model: 'sim-gpt', dimensions: ['input_tokens', 'cached_input_tokens', 'output_tokens'] },
+};
 
 export type Usage = Readonly<Record<string, number>>;
 
@@ -47,8 +68,13 @@ export type Op =
   | { kind: 'void_grant'; wallet: string; grant: string }
   /** PUT /v1/tenants/{id}/spend-limits, period day, in USD */
   | { kind: 'spend_limit'; tenant: string; wallet: string; amount: bigint }
-  /** POST /v1/jobs (answers 201, or 402 insufficient_funds / spend_limit_reached) */
-  | { kind: 'submit'; wallet: string; job: string; limits: Usage; autoExtend: AutoExtendRule | null }
+  /**
+   * POST /v1/jobs (answers 201, or 402 insufficient_funds / spend_limit_reached), at the
+   * generic provider or a named one (generic when absent): a named job's events are that
+   * provider's own webhooks (a Replicate prediction; an OpenAI event whose usage Tally
+   * fetches from the simulation's OpenAI API), mapped to the generic types the model knows.
+   */
+  | { kind: 'submit'; wallet: string; job: string; limits: Usage; autoExtend: AutoExtendRule | null; provider?: ProviderKind }
   /**
    * A provider event of the job, through the generic provider's signed webhook: `copies`
    * deliveries under one webhook-id (1: no duplicate), `reemit` once more under a new id,

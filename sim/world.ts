@@ -84,6 +84,7 @@ export class TallyProcess {
 
   start(extraEnv: Record<string, string> = {}): void {
     this.startedAt = Date.now();
+    this.stopping = false;
     const child = spawn(process.execPath, [this.bin, ...this.args], {
       env: { ...process.env, ...this.env, ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -107,9 +108,19 @@ export class TallyProcess {
     return this.child.signalCode ?? `code ${this.child.exitCode}`;
   }
 
+  /** set while the run itself stops or kills the process: any other exit is the process's own */
+  private stopping = false;
+
+  /** An exit the run did not cause (a crash; a failpoint's SIGKILL is one the run asked for), with the output before it; null if none. */
+  ownExit(): string | null {
+    if (this.stopping || this.running || this.child === null) return null;
+    return `${this.name} exited on its own (${this.exit}):\n${this.tail()}`;
+  }
+
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     const child = this.child;
     if (!child || !this.running) return;
+    this.stopping = true;
     const exited = once(child, 'exit');
     child.kill(signal);
     await exited;
@@ -119,6 +130,7 @@ export class TallyProcess {
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || !this.running) return;
+    this.stopping = true;
     const exited = once(child, 'exit');
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -142,6 +154,8 @@ export function tallyEnv(databaseUrl: string): Record<string, string> {
     TALLY_POLL_INTERVAL_MS: '50',
     // a refused capture (the dead_letter op) is dead after 0.5 + 1 + 2 + 4 + 8 s of retries
     TALLY_MAX_ATTEMPTS: '6',
+    // a held usage fetch (the usage_fetch_hang fault) times out after 3 s, not 10
+    TALLY_USAGE_FETCH_TIMEOUT_MS: '3000',
     LOG_LEVEL: 'warn',
   };
 }
