@@ -320,6 +320,9 @@ export class Funds {
       g.remaining -= amount;
       return;
     }
+    // an open dispute freezes the grant's whole unheld remaining: what reaches it stays
+    // there, paying no debt (the contract's "Disputes", over "any amount that enters pays the debt first")
+    if (g.disputed) return;
     const paid = minMicros(this.debt, amount);
     g.remaining -= paid;
     this.debt -= paid;

@@ -24,13 +24,20 @@ async function sim(args: string[]): Promise<{ code: number | null; output: strin
 }
 
 /** Seeds found to fail once (with the defect they found, fixed since): they run in every `npm test`. */
-const REGRESSION_SEEDS: { seed: number; steps: number; faults: boolean; found: string }[] = [];
+const REGRESSION_SEEDS: { seed: number; steps: number; faults: boolean; found: string }[] = [
+  {
+    seed: 1,
+    steps: 300,
+    faults: false,
+    found: 'a discarded dead completion left its job usage_pending for good (test/e2e/discard-usage-pending.test.ts)',
+  },
+];
 
 /** Each plant with a seed whose run catches it (sim/README.md lists the step). */
 const PLANTED: { plant: string; seed: number; steps: number }[] = [
   { plant: 'release_forgets_share', seed: 3, steps: 400 },
   { plant: 'expiry_posted_twice', seed: 3, steps: 400 },
-  { plant: 'extension_not_counted', seed: 7, steps: 400 },
+  { plant: 'extension_not_counted', seed: 3, steps: 400 },
   { plant: 'recharge_outside_wallet_lock', seed: 3, steps: 400 },
 ];
 
@@ -41,9 +48,10 @@ describe('npm run sim', () => {
     expect(run.output.trim().split('\n')).toEqual(PLANTED.map((p) => p.plant));
   });
 
+  // seed 3 clean too: the plants' seed, so that what catches a plant is the plant
   for (const { seed, steps, faults } of [
-    { seed: 1, steps: 300, faults: false },
     { seed: 2, steps: 150, faults: true },
+    { seed: 3, steps: 400, faults: false },
     ...REGRESSION_SEEDS,
   ]) {
     it(

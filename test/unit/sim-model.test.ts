@@ -534,6 +534,15 @@ describe('payments', () => {
     expect(run.grantView('p1')).toEqual({ remaining: usd('1.2'), held: 0n, status: 'active' });
   });
 
+  it("a return to a disputed grant stays frozen there: it pays no debt until the dispute is over", () => {
+    const run = new Run().checkout('p1', '2.00').submit('j1', gpu(500)); // 1.0 held of p1
+    run.do({ kind: 'refund', wallet: 'w1', grant: 'p1', amount: usd('1.50'), fails: false, delivery: DELIVERY }); // 1.0 unheld taken, 0.5 debt
+    run.do({ kind: 'dispute_open', wallet: 'w1', grant: 'p1', amount: usd('0.50'), delivery: DELIVERY });
+    run.event('j1', 'job.failed'); // the 1.0 share returns to p1, frozen
+    expect(run.grantView('p1')).toEqual({ remaining: usd('1.0'), held: 0n, status: 'disputed' });
+    expect(money(run.wallet())).toEqual({ balance: usd('0.5'), reserved: 0n, available: usd('-0.5'), debt: usd('0.5') });
+  });
+
   it('a hold that leaves available below the threshold decides one recharge of target − available, rounded up to the cent', () => {
     const run = new Run().checkout('p1', '5.00').autoRecharge('3.00', '10.00');
     run.submit('j1', gpu(1_001)); // 2.002 held: 2.998 available
