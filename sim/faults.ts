@@ -16,7 +16,15 @@ import type { TallyProcess } from './world.js';
 export const FAULT_KINDS = ['kill_worker', 'kill_serve', 'failpoint', 'terminate_backends', 'stripe_500', 'stripe_hang', 'stripe_lost_answer', 'lost_commit', 'usage_fetch_500', 'usage_fetch_hang'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-const FAILPOINTS = ['worker.after_claim', 'settle.before_commit', 'settle.after_extension', 'worker.after_commit'];
+/** every failpoint a worker passes (its settlements and its payment queues); serve's own is intake.after_commit */
+const FAILPOINTS = [
+  'worker.after_claim',
+  'settle.before_commit',
+  'settle.after_extension',
+  'worker.after_commit',
+  'payments.before_call',
+  'payments.after_call',
+];
 
 export class Faults {
   readonly counts: Record<FaultKind, number> = {
@@ -122,6 +130,14 @@ export class Faults {
           this.serve.start();
           break;
         case 'failpoint': {
+          // a quarter of the time serve, killing itself right after an intake commits (the provider retries: already_accepted)
+          if (this.random.chance(0.25)) {
+            if (Date.now() - this.serve.startedAt < 5_000) break;
+            await this.serve.kill('SIGKILL');
+            this.serve.start({ TALLY_FAILPOINTS: 'intake.after_commit' });
+            this.failpointed.add(this.serve);
+            break;
+          }
           const worker = this.random.pick(this.workers);
           await worker.kill('SIGKILL');
           worker.start({ TALLY_FAILPOINTS: this.random.pick(FAILPOINTS) });
