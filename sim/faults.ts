@@ -17,6 +17,9 @@ export const FAULT_KINDS = ['kill_worker', 'kill_serve', 'failpoint', 'terminate
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** every failpoint a worker passes (its settlements and its payment queues); serve's own is intake.after_commit */
+/** How long a Stripe or usage-fetch fault waits for a request to hit */
+const FAULT_WINDOW_MS = 3_000;
+
 const FAILPOINTS = [
   'worker.after_claim',
   'settle.before_commit',
@@ -77,8 +80,23 @@ export class Faults {
     }
   }
 
+  /**
+   * A Stripe fault hits the requests of the next 3 s, not whatever request comes next: left
+   * pending, faults would pile up faster than a call retried with backoff comes back, and
+   * starve it (the first soak's checkout got no answer for 120 s that way).
+   */
+  private forgetStripeFaults(): void {
+    clearTimeout(this.stripeWindow);
+    const stripe = this.stripe!;
+    this.stripeWindow = setTimeout(() => stripe.clearFaults(), FAULT_WINDOW_MS);
+    this.stripeWindow.unref();
+  }
+
+  private stripeWindow: NodeJS.Timeout | undefined;
+
   /** Stripe answers again: nothing hangs or fails on purpose while a check runs. */
   private calmStripe(): void {
+    this.stripe?.clearFaults();
     this.stripe?.releaseHung();
     this.proxy?.disarm();
     this.openai?.calm();
@@ -147,17 +165,20 @@ export class Faults {
         case 'stripe_500':
           // Stripe's next calls fail: Tally answers 503 and the client retries, or its worker retries the call with its key
           this.stripe!.failNext(this.random.int(1, 3), /.*/, this.random.pick([500, 502, 503]));
+          this.forgetStripeFaults();
           break;
         case 'stripe_hang': {
           // Stripe's next call is not answered for a while (Tally's client gives up after its timeout, or the answer comes late)
           this.stripe!.hangNext(1);
           const stripe = this.stripe!;
           setTimeout(() => stripe.releaseHung(), this.random.int(500, 4_000));
+          this.forgetStripeFaults();
           break;
         }
         case 'stripe_lost_answer':
           // Stripe carries out Tally's next call and the answer is lost: the retry under the same key must get the same object
           this.stripe!.dropAfterCommitNext(1, /^\/v1\/(customers|checkout\/sessions|payment_intents)$/);
+          this.forgetStripeFaults();
           break;
         case 'usage_fetch_500':
           // OpenAI's API fails the next usage fetches: retried with backoff, never dead-lettered
@@ -165,7 +186,7 @@ export class Faults {
           break;
         case 'usage_fetch_hang':
           // the next usage fetch is never answered: Tally gives up after its timeout and fetches again
-          this.openai!.holdNext(1);
+          this.openai!.holdNext();
           break;
         case 'lost_commit':
           // the next COMMIT of a transaction that wrote reaches PostgreSQL, and its answer never reaches Tally

@@ -14,6 +14,9 @@ export const OPENAI_KEY = 'sk-sim-openai-0123456789abcdef';
 
 type Status = 'completed' | 'failed' | 'cancelled';
 
+/** How long a fault waits for a fetch to hit */
+const FAULT_WINDOW_MS = 3_000;
+
 export class SimOpenAi {
   private readonly responses = new Map<string, { status: Status; usage: Usage | null; model: string }>();
   private failing = 0;
@@ -40,12 +43,16 @@ export class SimOpenAi {
     this.responses.set(id, { status, usage, model });
   }
 
-  failNext(count: number): void {
-    this.failing += count;
+  /** The next `count` fetches within `windowMs` fail (a window, not a debt: fetches retried later are not starved by faults piling up). */
+  failNext(count: number, windowMs = FAULT_WINDOW_MS): void {
+    this.failing = count;
+    setTimeout(() => (this.failing = 0), windowMs).unref();
   }
 
-  holdNext(count: number): void {
-    this.holding += count;
+  /** The next fetch within `windowMs` is held unanswered. */
+  holdNext(windowMs = FAULT_WINDOW_MS): void {
+    this.holding = 1;
+    setTimeout(() => (this.holding = 0), windowMs).unref();
   }
 
   /** Every held fetch is let go (answered 503), and no more are held or failed. */

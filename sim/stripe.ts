@@ -41,6 +41,7 @@ export interface LocalStripe {
   failNext(count: number, path?: RegExp, status?: number): void;
   hangNext(count: number, path?: RegExp): void;
   dropAfterCommitNext(count: number, path?: RegExp): void;
+  clearFaults(): void;
   releaseHung(): void;
   close(): Promise<void>;
 }

@@ -78,6 +78,11 @@ export class LocalStripe extends StripeState {
     for (let i = 0; i < count; i++) this.faults.push({ kind: 'drop_after_commit', path, status: 0 });
   }
 
+  /** The faults asked for and not met yet are dropped (a fault meant for the next few seconds' requests only). */
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
   releaseHung(): void {
     for (const release of this.hung.splice(0)) release();
   }
