@@ -77,21 +77,21 @@ export class Driver {
   constructor(
     private readonly api: Api,
     /** the run's outside world: the local Stripe, the database (for its faults and waits), the OpenAI API */
-    private readonly stripe: { local: LocalStripe; pool: Pool; openai: SimOpenAi } | null = null,
+    private readonly outside: { local: LocalStripe; pool: Pool; openai: SimOpenAi } | null = null,
   ) {}
 
   async setUp(): Promise<void> {
-    if (this.stripe !== null) await refuseCapturesOnDemand(this.stripe.pool);
+    if (this.outside !== null) await refuseCapturesOnDemand(this.outside.pool);
     const admin = (method: string, path: string, body: unknown) => this.api.call(method, path, ADMIN_TOKEN, body);
     for (const kind of ['generic', 'replicate', 'openai'] as const) {
       const { provider: name, model, dimensions } = SIM_PROVIDERS[kind];
       // the OpenAI provider only where the run serves its API
-      if (kind === 'openai' && this.stripe === null) continue;
+      if (kind === 'openai' && this.outside === null) continue;
       const provider = await admin('POST', '/v1/providers', {
         name,
         kind,
         secrets: [SECRETS[kind]],
-        ...(kind === 'openai' ? { api_key: OPENAI_KEY, base_url: this.stripe!.openai.url } : {}),
+        ...(kind === 'openai' ? { api_key: OPENAI_KEY, base_url: this.outside!.openai.url } : {}),
         policies: { cancel_grace_seconds: 3600 },
       });
       if (provider.status !== 201) throw new Error(`provider ${name}: ${provider.status} ${JSON.stringify(provider.body)}`);
@@ -125,9 +125,9 @@ export class Driver {
     if ((op.kind === 'refund' || op.kind === 'dispute_open' || op.kind === 'dispute_close') && !this.payments.has(op.grant)) return;
     if (op.kind === 'dispute_close' && this.payments.get(op.grant)!.dispute === null) return;
     // a dead letter needs a job that still captures (the generator cannot know whether an earlier op ended it)
-    if (op.kind === 'dead_letter' && (this.model.ended(op.job) || this.stripe === null)) return;
+    if (op.kind === 'dead_letter' && (this.model.ended(op.job) || this.outside === null)) return;
     if (op.kind === 'race_submits' && !this.model.raceFits(op, Date.now())) return;
-    if (this.stripe === null && (op.kind === 'checkout' || op.kind === 'refund' || op.kind.startsWith('dispute_') || op.kind === 'card')) return;
+    if (this.outside === null && (op.kind === 'checkout' || op.kind === 'refund' || op.kind.startsWith('dispute_') || op.kind === 'card')) return;
     if ('wallet' in op) await this.clearOfExpiries(op.wallet);
     const start = Date.now();
     this.effectAt = null;
@@ -137,7 +137,7 @@ export class Driver {
       throw new Disagreement(step, op, `no answer: ${(error as Error).message}`);
     });
     // a recharge the op decided is charged (or declined) before the model hears of the op
-    if (this.stripe !== null) await this.paymentsSettled(step, op);
+    if (this.outside !== null) await this.paymentsSettled(step, op);
     // When the op took effect, by Tally's clock where its answer says (a retry after a fault
     // may run it long after it started, past a grant's expiry): the model decides at that
     // instant. A grant's expiry is set from the op's start, as sent.
@@ -330,7 +330,7 @@ export class Driver {
 
   /** A completion dead-lettered by the database's refusal, then retried or discarded by the operator. */
   private async deadLetter(step: number, op: Extract<Op, { kind: 'dead_letter' }>): Promise<Answer> {
-    const pool = this.stripe!.pool;
+    const pool = this.outside!.pool;
     const jobId = this.ids.jobs.get(op.job)!;
     const id = `msg_sim_${step}_dead`;
     await pool.query('insert into sim_refused_captures (job_id) values ($1) on conflict do nothing', [jobId]);
@@ -362,7 +362,7 @@ export class Driver {
     step: number,
     op: Extract<Op, { kind: 'checkout' | 'refund' | 'dispute_open' | 'dispute_close' | 'card' | 'auto_recharge' }>,
   ): Promise<Answer> {
-    const stripe = this.stripe!.local;
+    const stripe = this.outside!.local;
     const tenant = this.tenantOf(op.wallet);
     const walletId = this.ids.wallets.get(op.wallet)!.id;
     const cents = (micros: bigint) => Number(micros / 10_000n);
@@ -432,7 +432,7 @@ export class Driver {
 
   /** Until every Stripe event Tally received is applied (or found without effect) and no call to Stripe is pending; a dead one is a finding. */
   async paymentsSettled(step: number, op: Op): Promise<void> {
-    const pool = this.stripe!.pool;
+    const pool = this.outside!.pool;
     const deadline = Date.now() + 120_000;
     for (;;) {
       const { rows } = await pool.query<{ open: number; dead: string | null }>(
@@ -488,7 +488,7 @@ export class Driver {
       const status = ({ 'job.completed': 'completed', 'job.failed': 'failed', 'job.canceled': 'cancelled' } as const)[
         type as 'job.completed' | 'job.failed' | 'job.canceled'
       ];
-      this.stripe!.openai.set(refOf(kind, job), status, fields.usage ?? null, model);
+      this.outside!.openai.set(refOf(kind, job), status, fields.usage ?? null, model);
       return {
         provider,
         secret,
