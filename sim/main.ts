@@ -186,6 +186,8 @@ function rename(op: Op, round: number): Op {
   const renamed: Record<string, unknown> = { ...op };
   for (const key of ['tenant', 'wallet', 'grant', 'job', 'card'] as const)
     if (typeof renamed[key] === 'string') renamed[key] = `r${round}${renamed[key] as string}`;
+  // race_submits names its jobs in a list: a later round's are its own too (else they would be taken for round 0's)
+  if (Array.isArray(renamed.jobs)) renamed.jobs = (renamed.jobs as string[]).map((job) => `r${round}${job}`);
   return renamed as Op;
 }
 

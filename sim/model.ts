@@ -386,6 +386,7 @@ export class Model {
       this.refusedNames.add(op.job);
       return;
     }
+    if (this.jobsByName.has(op.job)) throw new Error(`model bug: the job name ${op.job} is used twice`);
     this.jobsByName.set(op.job, reserve(w, op.job, op.wallet, op.limits, op.autoExtend, atMs));
   }
 
@@ -446,6 +447,7 @@ export class Model {
   private raceSubmits(op: Extract<Op, { kind: 'race_submits' }>, answer: Answer, atMs: number): void {
     const w = this.walletAt(op.wallet, atMs);
     agree(op, answer, [ok(201, 'every hold fits')]);
+    for (const name of op.jobs) if (this.jobsByName.has(name)) throw new Error(`model bug: the job name ${name} is used twice`);
     const jobs = op.jobs.map((name) => reserve(w, name, op.wallet, op.limits, null, atMs));
     for (const job of jobs) {
       this.jobsByName.set(job.name, job);
