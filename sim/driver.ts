@@ -115,8 +115,11 @@ export class Driver {
   }
 
   private readonly grantWallet = new Map<string, string>();
-  /** the instant the current op took effect, when Tally's answer tells it (ms since the epoch) */
-  private effectAt: number | null = null;
+  /**
+   * Each wallet's current op: when it started, and the instant it took effect when Tally's
+   * answer tells it (ms since the epoch). By wallet: ops of different wallets run at once.
+   */
+  private readonly current = new Map<string, { start: number; effectAt: number | null }>();
 
   async perform(step: number, op: Op): Promise<void> {
     if (op.kind === 'check') return;
@@ -130,7 +133,8 @@ export class Driver {
     if (this.outside === null && (op.kind === 'checkout' || op.kind === 'refund' || op.kind.startsWith('dispute_') || op.kind === 'card')) return;
     if ('wallet' in op) await this.clearOfExpiries(op.wallet);
     const start = Date.now();
-    this.effectAt = null;
+    const current = { start, effectAt: null as number | null };
+    if ('wallet' in op) this.current.set(op.wallet, current);
     const answer = await this.call(step, op, start).catch((error: unknown) => {
       // Tally unreachable for as long as a client retries is a finding too, with its step and replay
       if (error instanceof Disagreement) throw error;
@@ -141,7 +145,7 @@ export class Driver {
     // When the op took effect, by Tally's clock where its answer says (a retry after a fault
     // may run it long after it started, past a grant's expiry): the model decides at that
     // instant. A grant's expiry is set from the op's start, as sent.
-    const at = op.kind === 'grant' ? start : (this.effectAt ?? Date.now());
+    const at = op.kind === 'grant' ? start : (current.effectAt ?? Date.now());
     this.answers.push({ step, op, answer });
     try {
       this.model.apply(op, answer, at);
@@ -239,7 +243,7 @@ export class Driver {
         if (reply.status === 201) {
           this.ids.jobs.set(op.job, reply.body.id);
           this.kinds.set(op.job, kind);
-          this.effectAt = Date.parse(reply.body.created_at);
+          this.current.get(op.wallet)!.effectAt = Date.parse(reply.body.created_at);
         }
         return answerOf(reply);
       }
@@ -556,6 +560,17 @@ export class Driver {
   }
 
   /** Until every accepted event of the job is settled (a dead letter is a finding). */
+  /** When the job's money last moved: its latest settlement's or extension's transaction (null: never). */
+  private async movedAt(jobId: string): Promise<number | null> {
+    if (this.outside === null) return null;
+    const { rows } = await this.outside.pool.query<{ at: Date | null }>(
+      `select greatest((select max(created_at) from settlements where job_id = $1),
+                       (select max(created_at) from job_extensions where job_id = $1)) as at`,
+      [jobId],
+    );
+    return rows[0]?.at?.getTime() ?? null;
+  }
+
   async settled(step: number, op: Op, jobId: string): Promise<void> {
     const deadline = Date.now() + 120_000;
     for (;;) {
@@ -566,7 +581,13 @@ export class Driver {
       if (view.status === 200 && events.every((e) => SETTLED.has(e.state))) {
         // the op took effect when its job's last event settled
         const settledAt = events.map((e) => Date.parse((e as { processed_at?: string | null }).processed_at ?? '')).filter((t) => !Number.isNaN(t));
-        if (settledAt.length > 0) this.effectAt = Math.max(...settledAt);
+        const current = 'wallet' in op ? this.current.get(op.wallet) : undefined;
+        if (current && settledAt.length > 0) current.effectAt = Math.max(...settledAt);
+        // better, when the op moved money: the instant of the transaction that did (an event is
+        // marked settled later than that when a lost COMMIT answer made the worker look again,
+        // and a grant may have expired in between)
+        const moved = await this.movedAt(jobId);
+        if (current && moved !== null && moved >= current.start) current.effectAt = moved;
         return;
       }
       if (Date.now() > deadline) throw new Disagreement(step, op, `the job's events did not settle in 120 s: ${JSON.stringify(events)}`);
