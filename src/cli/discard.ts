@@ -2,7 +2,8 @@ import { userInfo } from 'node:os';
 import { processConfig } from '../config/index.js';
 import { openDatabase } from '../db/connect.js';
 import { migrate } from '../db/migrate.js';
-import { discardDeadEvent, discardNoteProblem } from '../queue/index.js';
+import { discardEvent } from '../jobs/discard.js';
+import { discardNoteProblem } from '../queue/index.js';
 
 /**
  * `tally discard PROVIDER EVENT_KEY --note "..."`: the same discard as
@@ -20,7 +21,7 @@ export async function discardCommand(provider: string, eventKey: string, options
   const db = await openDatabase(processConfig(), { max: 2 });
   try {
     await migrate(db.pool);
-    const result = await discardDeadEvent(db.pool, { provider, eventKey, by: `cli:${operatorName()}`, note: options.note! });
+    const result = await discardEvent(db.pool, { provider, eventKey, by: `cli:${operatorName()}`, note: options.note! });
     if (result === 'not_found') {
       console.error(`tally discard: no event ${eventKey} of provider ${provider}`);
       process.exitCode = 1;

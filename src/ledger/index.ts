@@ -28,8 +28,12 @@
  * - setProviderJobRef(tx, job, ref) → the job, or null: it has another ref already.
  *   Throws: ProviderJobRefTaken; the database's unique violation on
  *   jobs_provider_job_ref_key (another job of the tenant has the ref).
+ *
+ * When an event is discarded (jobs/discard.ts), in its transaction:
+ * - resumeAbandonedFetch(tx, jobId) → whether the job moved: one left usage_pending by the
+ *   event's fetch goes back where the fetch found it.
  */
-export { insertJob, setProviderJobRef } from './job-writes.js';
+export { insertJob, resumeAbandonedFetch, setProviderJobRef } from './job-writes.js';
 export { reserveHold } from './hold.js';
 
 /**

@@ -107,3 +107,22 @@ async function refuseRefOfAnotherTenant(tx: Queryable, provider: string, ref: st
   });
   if ((taken.rowCount ?? 0) > 0) throw new ProviderJobRefTaken(provider);
 }
+
+/**
+ * A usage fetch that will never finish (its event was discarded): a job it left
+ * usage_pending goes back where the fetch found it — to cancel_requested when the tenant
+ * cancelled meanwhile — as a fetched mismatch does (lifecycle onUsageMismatch). Otherwise it
+ * would show usage_pending for good, and the cancel grace would pass it by. In the
+ * discard's transaction; true when the job moved.
+ */
+export async function resumeAbandonedFetch(tx: Queryable, jobId: string): Promise<boolean> {
+  const result = await tx.query(
+    `update jobs
+     set state = case when cancel_requested_at is not null and resume_state in ('reserved', 'running')
+                      then 'cancel_requested' else resume_state end,
+         resume_state = null, updated_at = now()
+     where id = $1 and state = 'usage_pending'`,
+    [jobId],
+  );
+  return result.rowCount === 1;
+}

@@ -40,31 +40,21 @@ const DISCARDED_COLUMNS = 'provider, event_key, job_id, state, discarded_by, dis
 export async function discardDeadEvent(
   db: Queryable,
   request: { provider: string; eventKey: string; by: string; note: string },
+  /** run in the caller's transaction when this call discarded the event (not on an idempotent repeat) */
+  onDiscarded?: (event: DiscardedEvent) => Promise<void>,
 ): Promise<DiscardResult> {
-  // One statement, so the job moves with its event: a usage fetch the event started will
-  // never finish, so a job left usage_pending by it goes back where the fetch found it (to
-  // cancel_requested when the tenant cancelled meanwhile), as a fetched mismatch does;
-  // else the job would show usage_pending for ever, and the cancel grace would pass it by.
   const discarded = await db.query<DiscardedEvent>(
-    `with discarded as (
-       update webhook_events
-       set state = 'discarded', reason = 'discarded', lease_until = null,
-           discarded_by = $3, discarded_at = now(), discard_note = $4
-       where provider = $1 and event_key = $2 and state = 'dead'
-       returning tenant_id, ${DISCARDED_COLUMNS}
-     ), resumed as (
-       update jobs j
-       set state = case when j.cancel_requested_at is not null and j.resume_state in ('reserved', 'running')
-                        then 'cancel_requested' else j.resume_state end,
-           resume_state = null, updated_at = now()
-       from discarded d
-       where j.tenant_id = d.tenant_id and j.id = d.job_id and j.state = 'usage_pending'
-       returning j.id
-     )
-     select ${DISCARDED_COLUMNS} from discarded`,
+    `update webhook_events
+     set state = 'discarded', reason = 'discarded', lease_until = null,
+         discarded_by = $3, discarded_at = now(), discard_note = $4
+     where provider = $1 and event_key = $2 and state = 'dead'
+     returning ${DISCARDED_COLUMNS}`,
     [request.provider, request.eventKey, request.by, request.note],
   );
-  if (discarded.rows[0]) return discarded.rows[0];
+  if (discarded.rows[0]) {
+    await onDiscarded?.(discarded.rows[0]);
+    return discarded.rows[0];
+  }
   // Not dead (any more): discarded is terminal, so what we read now is final for it.
   const current = await db.query<DiscardedEvent>(
     `select ${DISCARDED_COLUMNS} from webhook_events where provider = $1 and event_key = $2`,

@@ -5,7 +5,8 @@ import type { ApiApp, ApiContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { optionalBody } from '../optional-body.js';
 import { bearerAuth, errors } from '../schemas.js';
-import { DISCARD_NOTE_MAX_LENGTH, discardDeadEvent, requeueDeadEvent, type DiscardedEvent } from '../../queue/index.js';
+import { discardEvent } from '../../jobs/discard.js';
+import { DISCARD_NOTE_MAX_LENGTH, requeueDeadEvent, type DiscardedEvent } from '../../queue/index.js';
 
 export function operationRoutes(app: ApiApp, { pool, metrics }: ApiContext): void {
   app.get(
@@ -75,7 +76,7 @@ export function operationRoutes(app: ApiApp, { pool, metrics }: ApiContext): voi
     },
     async (request) => {
       const { provider, event_key } = request.params;
-      const result = await discardDeadEvent(pool, {
+      const result = await discardEvent(pool, {
         provider,
         eventKey: event_key,
         by: principalKey(request.principal!),
